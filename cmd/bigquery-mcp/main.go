@@ -1,0 +1,115 @@
+// Command bigquery-mcp serves BigQuery tools over the Model Context
+// Protocol: on stdio for local agents, or streamable HTTP for Cloud Run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/observability"
+	"github.com/bigquery-mcp/bigquery-mcp/server"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+	default:
+		fmt.Fprintln(os.Stderr, "bigquery-mcp:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	s, err := parseArgs(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	switch s.command {
+	case "version":
+		fmt.Fprintln(stdout, "bigquery-mcp", version)
+		return nil
+	case "help":
+		return flag.ErrHelp
+	}
+	level, ok := observability.ParseLevel(s.logLevel)
+	if !ok {
+		return fmt.Errorf("unknown log level %q", s.logLevel)
+	}
+	log := observability.NewLogger(stderr, level)
+	s.Version, s.Logger = version, log
+
+	backend, err := server.Build(ctx, s.Config)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	log.Info("starting", "transport", s.command, "project", s.Project, "location", s.Location,
+		"allow_writes", s.AllowWrites, "auth", string(backend.Identity.Mode), "principal", backend.Identity.Principal,
+		"version", version)
+	if backend.Identity.Error != "" {
+		log.Log(ctx, observability.LevelCritical, "credentials unusable: tools will return AUTH_ERROR", "error", backend.Identity.Error)
+	}
+
+	if s.command == "http" {
+		return serveHTTP(ctx, s.addr, backend.MCP, log)
+	}
+	err = backend.MCP.Run(ctx, &mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// serveHTTP serves streamable HTTP at /mcp (and /), with a liveness probe,
+// until ctx ends; then it drains in-flight requests.
+func serveHTTP(ctx context.Context, addr string, s *mcp.Server, log *slog.Logger) error {
+	mux := http.NewServeMux()
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: log})
+	mux.Handle("/mcp", h)
+	mux.Handle("/", h)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", addr, err)
+	}
+	log.Info("listening", "addr", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	log.Info("shutting down")
+	return srv.Shutdown(shutdown)
+}
+
+type nopCloser struct{ io.Reader }
+
+func (nopCloser) Close() error { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,83 @@
+// Package emulator runs goccy/bigquery-emulator in-process with the sample
+// data, for the integration tests and `make demo`.
+package emulator
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"cloud.google.com/go/bigquery"
+	"github.com/goccy/bigquery-emulator/server"
+	"google.golang.org/api/option"
+)
+
+// Project is the sample data's project.
+const Project = "demo-project"
+
+//go:embed sample.yaml
+var sampleYAML []byte
+
+// Emulator is a running emulator.
+type Emulator struct {
+	// URL is the BigQuery REST endpoint (pass it as --endpoint).
+	URL  string
+	srv  *server.Server
+	test *server.TestServer
+	dir  string
+}
+
+// ViewQuery is the SQL of the sample view shop.customer_revenue.
+const ViewQuery = "SELECT c.customer_id, c.name, SUM(o.total) AS revenue FROM `demo-project.shop.customers` c JOIN `demo-project.shop.orders` o USING (customer_id) GROUP BY c.customer_id, c.name"
+
+// Start starts an emulator loaded with the sample data.
+func Start(ctx context.Context) (*Emulator, error) {
+	dir, err := os.MkdirTemp("", "bqmcp-emulator-")
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "sample.yaml")
+	if err := os.WriteFile(path, sampleYAML, 0o600); err != nil {
+		return nil, err
+	}
+	srv, err := server.New(server.TempStorage)
+	if err != nil {
+		return nil, fmt.Errorf("starting emulator: %w", err)
+	}
+	if err := srv.Load(server.YAMLSource(path)); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("loading sample data: %w", err)
+	}
+	if err := srv.SetProject(Project); err != nil {
+		srv.Close()
+		return nil, err
+	}
+	ts := srv.TestServer()
+	e := &Emulator{URL: ts.URL, srv: srv, test: ts, dir: dir}
+	if err := e.createView(ctx); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("creating sample view: %w", err)
+	}
+	return e, nil
+}
+
+func (e *Emulator) createView(ctx context.Context) error {
+	c, err := bigquery.NewClient(ctx, Project, option.WithEndpoint(e.URL), option.WithoutAuthentication())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.Dataset("shop").Table("customer_revenue").Create(ctx, &bigquery.TableMetadata{
+		ViewQuery:   ViewQuery,
+		Description: "Revenue per customer",
+	})
+}
+
+// Close stops the emulator and removes its files.
+func (e *Emulator) Close() {
+	e.test.Close()
+	e.srv.Close()
+	os.RemoveAll(e.dir)
+}

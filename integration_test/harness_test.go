@@ -1,0 +1,225 @@
+package integration_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
+	"github.com/bigquery-mcp/bigquery-mcp/server"
+)
+
+// The emulator and the server binary are shared by every test: starting the
+// emulator and building the binary are the slow parts.
+var (
+	emu       *emulator.Emulator
+	serverBin string
+)
+
+// protocolVersions are the two protocol eras clients speak: what hosts use
+// today, and the SDK's default.
+var protocolVersions = []string{"2025-06-18", ""}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	ctx := context.Background()
+	var err error
+	emu, err = emulator.Start(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "starting emulator:", err)
+		return 1
+	}
+	defer emu.Close()
+	dir, err := os.MkdirTemp("", "bqmcp-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	serverBin = filepath.Join(dir, "bigquery-mcp")
+	build := exec.Command("go", "build", "-o", serverBin, "github.com/bigquery-mcp/bigquery-mcp/cmd/bigquery-mcp")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building server: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// recorder is an HTTP transport that records every request the server sends
+// to BigQuery, so tests can assert what did (and did not) reach the wire.
+type recorder struct {
+	base http.RoundTripper
+	mu   sync.Mutex
+	reqs []string // "METHOD /path"
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	r.mu.Lock()
+	r.reqs = append(r.reqs, req.Method+" "+req.URL.Path)
+	r.mu.Unlock()
+	return r.base.RoundTrip(req)
+}
+
+func (r *recorder) count(method, pathSuffix string) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, s := range r.reqs {
+		m, p, _ := strings.Cut(s, " ")
+		if m == method && strings.HasSuffix(p, pathSuffix) {
+			n++
+		}
+	}
+	return n
+}
+
+// testConfig is the server configuration the in-memory tests use.
+func testConfig() server.Config {
+	cfg := server.Defaults()
+	cfg.Project = emulator.Project
+	cfg.Endpoint = emu.URL
+	cfg.Auth = auth.None
+	cfg.Version = "test"
+	return cfg
+}
+
+// connect builds a server from cfg and connects an in-memory client.
+func connect(t *testing.T, cfg server.Config, protocol string) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	b, err := server.Build(ctx, cfg)
+	if err != nil {
+		t.Fatalf("building server: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := b.MCP.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatalf("server connect: %v", err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return clientSession(t, ct, protocol)
+}
+
+func clientSession(t *testing.T, tr mcp.Transport, protocol string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "integration-test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+	if err != nil {
+		t.Fatalf("client connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if protocol != "" {
+		if got := cs.InitializeResult().ProtocolVersion; got != protocol {
+			t.Fatalf("negotiated protocol %q, want %q", got, protocol)
+		}
+	}
+	return cs
+}
+
+// connectStdio starts the real binary against the emulator and connects
+// over stdio, as Claude Code does.
+func connectStdio(t *testing.T, protocol string, args ...string) *mcp.ClientSession {
+	t.Helper()
+	cmd := exec.Command(serverBin, append([]string{"stdio", "--endpoint", emu.URL, "--project", emulator.Project}, args...)...)
+	cmd.Stderr = &logBuffer{t: t}
+	return clientSession(t, &mcp.CommandTransport{Command: cmd}, protocol)
+}
+
+// logBuffer sends the server's stderr to the test log.
+type logBuffer struct{ t *testing.T }
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.t.Logf("server: %s", strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	return res
+}
+
+// ok calls a tool that must succeed and decodes its structured result.
+func ok[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) T {
+	t.Helper()
+	res := call(t, cs, tool, args)
+	if res.IsError {
+		t.Fatalf("%s(%v) failed: %s", tool, args, text(res))
+	}
+	var out T
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: decoding structured content: %v\n%s", tool, err, b)
+	}
+	// The text content must carry the same JSON, for clients that read only text.
+	var fromText T
+	if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil {
+		t.Fatalf("%s: text content is not the result JSON: %v", tool, err)
+	}
+	return out
+}
+
+// fails calls a tool that must fail and returns the structured error.
+func fails(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) bqerr.Error {
+	t.Helper()
+	res := call(t, cs, tool, args)
+	if !res.IsError {
+		t.Fatalf("%s(%v) succeeded, want an error: %s", tool, args, text(res))
+	}
+	var e bqerr.Error
+	if err := json.Unmarshal([]byte(text(res)), &e); err != nil {
+		t.Fatalf("%s: error content is not structured JSON: %v\n%s", tool, err, text(res))
+	}
+	if e.Code == "" || e.Message == "" || e.Details.HelpURL == "" {
+		t.Errorf("%s: error lacks code, message or helpUrl: %s", tool, text(res))
+	}
+	assertSafe(t, text(res))
+	return e
+}
+
+// assertSafe checks agent-facing text for things that must never reach a model.
+func assertSafe(t *testing.T, s string) {
+	t.Helper()
+	for _, bad := range []string{"?alt=", "?key=", "access_token", "ya29.", "Bearer ", "goroutine ", ".go:", "prettyPrint"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("agent-facing text contains %q: %s", bad, s)
+		}
+	}
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,389 @@
+// Package schema answers the metadata questions agents ask before they write
+// SQL: which datasets and tables exist, and what a table looks like.
+package schema
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// Runner runs a BigQuery call under the resilience policy of its operation.
+type Runner interface {
+	Do(ctx context.Context, op resilience.Operation, scope string, fn func(context.Context) error) error
+}
+
+// Service lists datasets and tables and reads table metadata.
+//
+// Listing uses the REST service directly because the Go client's iterators
+// drop the table type and dataset location that the list calls return for
+// free; table metadata uses the Go client for its typed schema.
+type Service struct {
+	client  *bigquery.Client
+	rest    *bq.Service
+	runner  Runner
+	project string
+}
+
+// NewService returns a Service using defaultProject when a call names none.
+func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, defaultProject string) *Service {
+	return &Service{client: client, rest: rest, runner: runner, project: defaultProject}
+}
+
+// Paging limits shared by the list tools.
+const (
+	DefaultPageSize = 100
+	MaxPageSize     = 1000
+)
+
+// ListDatasetsInput is list_datasets' input.
+type ListDatasetsInput struct {
+	Project    string `json:"project,omitempty" jsonschema:"Project ID to list; defaults to the server's configured project."`
+	Filter     string `json:"filter,omitempty" jsonschema:"Case-insensitive substring that dataset IDs must contain."`
+	PageToken  string `json:"pageToken,omitempty" jsonschema:"nextPageToken from a previous call, to continue the listing."`
+	MaxResults int    `json:"maxResults,omitempty" jsonschema:"Maximum datasets to return (1-1000, default 100)."`
+}
+
+// Dataset is one entry of a dataset listing.
+type Dataset struct {
+	ID           string            `json:"id"`
+	Project      string            `json:"project"`
+	Location     string            `json:"location,omitempty"`
+	FriendlyName string            `json:"friendlyName,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+}
+
+// ListDatasetsOutput is list_datasets' result.
+type ListDatasetsOutput struct {
+	Project       string    `json:"project"`
+	Datasets      []Dataset `json:"datasets"`
+	NextPageToken string    `json:"nextPageToken,omitempty"`
+}
+
+// ListDatasets lists a project's datasets, one page at a time. With a filter
+// it reads further pages until it has a page's worth of matches, so a sparse
+// filter does not hand the agent a string of empty pages.
+func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*ListDatasetsOutput, error) {
+	project := s.projectOr(in.Project)
+	if project == "" {
+		return nil, noProject()
+	}
+	size, err := pageSize(in.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListDatasetsOutput{Project: project, Datasets: []Dataset{}}
+	token := in.PageToken
+	for {
+		var page *bq.DatasetList
+		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+			var err error
+			page, err = s.rest.Datasets.List(project).MaxResults(int64(size)).PageToken(token).Context(ctx).Do()
+			return err
+		})
+		if err != nil {
+			return nil, bqerr.From(err)
+		}
+		for _, d := range page.Datasets {
+			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, in.Filter) {
+				continue
+			}
+			out.Datasets = append(out.Datasets, Dataset{
+				ID:           d.DatasetReference.DatasetId,
+				Project:      d.DatasetReference.ProjectId,
+				Location:     d.Location,
+				FriendlyName: d.FriendlyName,
+				Labels:       d.Labels,
+			})
+		}
+		token = page.NextPageToken
+		if token == "" || len(out.Datasets) >= size || in.Filter == "" {
+			break
+		}
+	}
+	out.NextPageToken = token
+	return out, nil
+}
+
+// ListTablesInput is list_tables' input.
+type ListTablesInput struct {
+	Dataset        string `json:"dataset" jsonschema:"Dataset ID, or project.dataset."`
+	Project        string `json:"project,omitempty" jsonschema:"Project ID; defaults to the server's configured project (or the one in dataset)."`
+	Filter         string `json:"filter,omitempty" jsonschema:"Case-insensitive substring that table IDs must contain."`
+	PageToken      string `json:"pageToken,omitempty" jsonschema:"nextPageToken from a previous call, to continue the listing."`
+	MaxResults     int    `json:"maxResults,omitempty" jsonschema:"Maximum tables to return (1-1000, default 100)."`
+	IncludeDetails bool   `json:"includeDetails,omitempty" jsonschema:"Also read each table's row count and size (one extra metadata call per table; slower for large pages)."`
+}
+
+// Table is one entry of a table listing.
+type Table struct {
+	ID string `json:"id"`
+	// Type is TABLE, VIEW, MATERIALIZED_VIEW, EXTERNAL or SNAPSHOT.
+	Type         string            `json:"type"`
+	Created      string            `json:"created,omitempty"`
+	Expires      string            `json:"expires,omitempty"`
+	Partitioning *Partitioning     `json:"partitioning,omitempty"`
+	Clustering   []string          `json:"clustering,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	NumRows      *uint64           `json:"numRows,omitempty"`
+	NumBytes     *int64            `json:"numBytes,omitempty"`
+}
+
+// ListTablesOutput is list_tables' result.
+type ListTablesOutput struct {
+	Project       string  `json:"project"`
+	Dataset       string  `json:"dataset"`
+	Tables        []Table `json:"tables"`
+	NextPageToken string  `json:"nextPageToken,omitempty"`
+}
+
+// ListTables lists a dataset's tables with their type, partitioning and
+// clustering (free with the listing), and optionally their size.
+func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTablesOutput, error) {
+	project, dataset := s.projectOr(in.Project), strings.ReplaceAll(strings.TrimSpace(in.Dataset), "`", "")
+	if p, d, ok := strings.Cut(dataset, "."); ok && !strings.Contains(d, ".") {
+		project, dataset = p, d
+	}
+	if err := ValidateDatasetID(dataset); err != nil {
+		return nil, err
+	}
+	if project == "" {
+		return nil, noProject()
+	}
+	size, err := pageSize(in.MaxResults)
+	if err != nil {
+		return nil, err
+	}
+	out := &ListTablesOutput{Project: project, Dataset: dataset, Tables: []Table{}}
+	token := in.PageToken
+	for {
+		var page *bq.TableList
+		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+			var err error
+			page, err = s.rest.Tables.List(project, dataset).MaxResults(int64(size)).PageToken(token).Context(ctx).Do()
+			return err
+		})
+		if err != nil {
+			return nil, bqerr.From(err)
+		}
+		for _, t := range page.Tables {
+			if t.TableReference == nil || !contains(t.TableReference.TableId, in.Filter) {
+				continue
+			}
+			out.Tables = append(out.Tables, listedTable(t))
+		}
+		token = page.NextPageToken
+		if token == "" || len(out.Tables) >= size || in.Filter == "" {
+			break
+		}
+	}
+	out.NextPageToken = token
+	if in.IncludeDetails {
+		if err := s.addSizes(ctx, project, dataset, out.Tables); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func listedTable(t *bq.TableListTables) Table {
+	tab := Table{ID: t.TableReference.TableId, Type: t.Type, Labels: t.Labels}
+	if tab.Type == "" {
+		tab.Type = "TABLE"
+	}
+	if t.CreationTime > 0 {
+		tab.Created = millisTime(t.CreationTime)
+	}
+	if t.ExpirationTime > 0 {
+		tab.Expires = millisTime(t.ExpirationTime)
+	}
+	if tp := t.TimePartitioning; tp != nil {
+		tab.Partitioning = &Partitioning{Type: tp.Type, Field: tp.Field, ExpirationMs: tp.ExpirationMs}
+	}
+	if rp := t.RangePartitioning; rp != nil {
+		tab.Partitioning = &Partitioning{Type: "RANGE", Field: rp.Field}
+	}
+	if t.Clustering != nil {
+		tab.Clustering = t.Clustering.Fields
+	}
+	return tab
+}
+
+// addSizes reads row counts and sizes with a few concurrent metadata calls.
+// A table that vanished between listing and reading keeps no size rather than
+// failing the whole listing.
+func (s *Service) addSizes(ctx context.Context, project, dataset string, tables []Table) error {
+	const parallel = 8
+	sem := make(chan struct{}, parallel)
+	errs := make(chan error, len(tables))
+	for i := range tables {
+		sem <- struct{}{}
+		go func(t *Table) {
+			defer func() { <-sem }()
+			var md *bigquery.TableMetadata
+			err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+				var err error
+				md, err = s.client.DatasetInProject(project, dataset).Table(t.ID).Metadata(ctx)
+				return err
+			})
+			if err != nil {
+				if e := bqerr.From(err); e.Code != bqerr.NotFound {
+					errs <- e
+				}
+				return
+			}
+			rows, bytes := md.NumRows, md.NumBytes
+			t.NumRows, t.NumBytes = &rows, &bytes
+		}(&tables[i])
+	}
+	for range parallel {
+		sem <- struct{}{}
+	}
+	close(errs)
+	return <-errs // nil when the channel is empty
+}
+
+// GetTableSchemaInput is get_table_schema's input.
+type GetTableSchemaInput struct {
+	Table string `json:"table" jsonschema:"Table as dataset.table or project.dataset.table (backticks allowed)."`
+}
+
+// Partitioning describes how a table is partitioned.
+type Partitioning struct {
+	// Type is DAY, HOUR, MONTH, YEAR (time partitioning) or RANGE.
+	Type         string `json:"type"`
+	Field        string `json:"field,omitempty"`
+	ExpirationMs int64  `json:"expirationMs,omitempty"`
+	// RequireFilter means queries must filter on the partition column.
+	RequireFilter bool   `json:"requireFilter,omitempty"`
+	RangeStart    *int64 `json:"rangeStart,omitempty"`
+	RangeEnd      *int64 `json:"rangeEnd,omitempty"`
+	RangeInterval *int64 `json:"rangeInterval,omitempty"`
+}
+
+// TableSchema is get_table_schema's result.
+type TableSchema struct {
+	Table        string            `json:"table"`
+	Type         string            `json:"type"`
+	Description  string            `json:"description,omitempty"`
+	Location     string            `json:"location,omitempty"`
+	Columns      []Column          `json:"columns"`
+	Partitioning *Partitioning     `json:"partitioning,omitempty"`
+	Clustering   []string          `json:"clustering,omitempty"`
+	NumRows      uint64            `json:"numRows"`
+	NumBytes     int64             `json:"numBytes"`
+	Created      string            `json:"created,omitempty"`
+	LastModified string            `json:"lastModified,omitempty"`
+	Expires      string            `json:"expires,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	// ViewQuery is the SQL of a view or materialized view.
+	ViewQuery string `json:"viewQuery,omitempty"`
+}
+
+// GetTableSchema reads a table's columns and layout.
+func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*TableSchema, error) {
+	ref, err := ParseTableRef(in.Table)
+	if err != nil {
+		return nil, err
+	}
+	if ref.Project == "" {
+		ref.Project = s.project
+	}
+	if ref.Project == "" {
+		return nil, noProject()
+	}
+	var md *bigquery.TableMetadata
+	err = s.runner.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
+		var err error
+		md, err = s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Metadata(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, bqerr.From(err)
+	}
+	return tableSchema(ref, md), nil
+}
+
+func tableSchema(ref TableRef, md *bigquery.TableMetadata) *TableSchema {
+	out := &TableSchema{
+		Table:       ref.String(),
+		Type:        string(md.Type),
+		Description: md.Description,
+		Location:    md.Location,
+		Columns:     Columns(md.Schema),
+		NumRows:     md.NumRows,
+		NumBytes:    md.NumBytes,
+		Labels:      md.Labels,
+		ViewQuery:   md.ViewQuery,
+	}
+	if out.Type == "" {
+		out.Type = "TABLE"
+	}
+	if md.MaterializedView != nil && out.ViewQuery == "" {
+		out.ViewQuery = md.MaterializedView.Query
+	}
+	out.Created = rfc3339(md.CreationTime)
+	out.LastModified = rfc3339(md.LastModifiedTime)
+	out.Expires = rfc3339(md.ExpirationTime)
+	if tp := md.TimePartitioning; tp != nil {
+		typ := string(tp.Type)
+		if typ == "" {
+			typ = "DAY"
+		}
+		out.Partitioning = &Partitioning{Type: typ, Field: tp.Field, ExpirationMs: tp.Expiration.Milliseconds(), RequireFilter: md.RequirePartitionFilter}
+	}
+	if rp := md.RangePartitioning; rp != nil {
+		p := &Partitioning{Type: "RANGE", Field: rp.Field, RequireFilter: md.RequirePartitionFilter}
+		if r := rp.Range; r != nil {
+			p.RangeStart, p.RangeEnd, p.RangeInterval = &r.Start, &r.End, &r.Interval
+		}
+		out.Partitioning = p
+	}
+	if md.Clustering != nil {
+		out.Clustering = md.Clustering.Fields
+	}
+	return out
+}
+
+func (s *Service) projectOr(p string) string {
+	if p = strings.TrimSpace(p); p != "" {
+		return p
+	}
+	return s.project
+}
+
+func pageSize(n int) (int, error) {
+	switch {
+	case n == 0:
+		return DefaultPageSize, nil
+	case n < 0 || n > MaxPageSize:
+		return 0, bqerr.Invalid("maxResults must be between 1 and 1000", "Leave maxResults out for 100 per page, and follow nextPageToken for more.")
+	}
+	return n, nil
+}
+
+func noProject() error {
+	return bqerr.Invalid("no project given and the server has no default project",
+		"Pass project explicitly, or ask the user to start the server with --project (BIGQUERY_PROJECT).")
+}
+
+func contains(id, filter string) bool {
+	return filter == "" || strings.Contains(strings.ToLower(id), strings.ToLower(filter))
+}
+
+func millisTime(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format(time.RFC3339)
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}

@@ -1,0 +1,166 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/schema"
+)
+
+// Config is everything needed to build a running server. cmd/bigquery-mcp
+// fills it from flags and BIGQUERY_* variables; tests fill it directly.
+type Config struct {
+	// Project is the default project for metadata and the project that runs
+	// and pays for query jobs.
+	Project string
+	// Location is where jobs run (US, EU, a region); empty lets BigQuery decide.
+	Location string
+	// Endpoint overrides the BigQuery API endpoint (the local emulator).
+	Endpoint string
+	// Auth selects how requests are authenticated.
+	Auth auth.Mode
+
+	AllowWrites     bool
+	MaxBytesBilled  int64
+	DefaultMaxRows  int
+	MaxRows         int
+	MaxResultBytes  int
+	PricePerTiB     float64
+	QueryTimeout    time.Duration
+	MaxQueryTimeout time.Duration
+
+	Version string
+	Logger  *slog.Logger
+	// Transport is the HTTP transport under authentication; nil means
+	// http.DefaultTransport. Tests put fault injection here.
+	Transport http.RoundTripper
+	// Middleware runs around every tool call (observability).
+	Middleware []Middleware
+}
+
+// Defaults returns the documented default limits.
+func Defaults() Config {
+	return Config{
+		Auth:            auth.ADC,
+		MaxBytesBilled:  10 << 30,
+		DefaultMaxRows:  100,
+		MaxRows:         10000,
+		MaxResultBytes:  256 << 10,
+		PricePerTiB:     6.25,
+		QueryTimeout:    60 * time.Second,
+		MaxQueryTimeout: 10 * time.Minute,
+	}
+}
+
+// Validate reports configuration mistakes at startup, where a person reads
+// them, rather than on the agent's first call.
+func (c Config) Validate() error {
+	var problems []string
+	if c.MaxBytesBilled <= 0 {
+		problems = append(problems, "max-bytes-billed must be positive")
+	}
+	if c.DefaultMaxRows <= 0 || c.MaxRows <= 0 || c.DefaultMaxRows > c.MaxRows {
+		problems = append(problems, "default-max-rows and max-rows must be positive, with default-max-rows <= max-rows")
+	}
+	if c.MaxResultBytes < 1024 {
+		problems = append(problems, "max-result-bytes must be at least 1024")
+	}
+	if c.PricePerTiB < 0 {
+		problems = append(problems, "price-per-tib must not be negative")
+	}
+	if c.QueryTimeout <= 0 || c.MaxQueryTimeout < c.QueryTimeout {
+		problems = append(problems, "query-timeout must be positive and at most max-query-timeout")
+	}
+	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {
+		problems = append(problems, "endpoint must be an http:// or https:// URL")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+// Backend is a connected server: the MCP server and what it needs to shut
+// down cleanly.
+type Backend struct {
+	MCP      *mcp.Server
+	Identity auth.Identity
+	client   *bigquery.Client
+}
+
+// Close releases the BigQuery client.
+func (b *Backend) Close() error { return b.client.Close() }
+
+// Build connects to BigQuery and returns the MCP server.
+func Build(ctx context.Context, cfg Config) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hc, id, err := auth.HTTPClient(ctx, cfg.Auth, cfg.Transport)
+	if err != nil {
+		return nil, err
+	}
+	opts := []option.ClientOption{option.WithHTTPClient(hc)}
+	if cfg.Endpoint != "" {
+		opts = append(opts, option.WithEndpoint(cfg.Endpoint))
+	}
+	project := cfg.Project
+	if project == "" {
+		// Without a project the client still serves explicit-project calls;
+		// the tools say clearly when a default is needed.
+		project = bigquery.DetectProjectID
+		if cfg.Auth == auth.None {
+			project = "unset"
+		}
+	}
+	client, err := bigquery.NewClient(ctx, project, opts...)
+	if err != nil {
+		// DetectProjectID fails without credentials: fall back to no default.
+		client, err = bigquery.NewClient(ctx, "unset", opts...)
+		if err != nil {
+			return nil, fmt.Errorf("creating BigQuery client: %w", err)
+		}
+	} else if cfg.Project == "" && project == bigquery.DetectProjectID {
+		cfg.Project = client.Project()
+	}
+	client.Location = cfg.Location
+	rest, err := bq.NewService(ctx, opts...)
+	if err != nil {
+		client.Close()
+		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
+	}
+	runner := resilience.NewExecutor()
+	svc := Services{
+		Schema: schema.NewService(client, rest, runner, cfg.Project),
+		Query: query.NewService(client, runner, query.Config{
+			Project:        cfg.Project,
+			Location:       cfg.Location,
+			AllowWrites:    cfg.AllowWrites,
+			MaxBytesBilled: cfg.MaxBytesBilled,
+			DefaultMaxRows: cfg.DefaultMaxRows,
+			MaxRowsLimit:   cfg.MaxRows,
+			MaxResultBytes: cfg.MaxResultBytes,
+			PricePerTiB:    cfg.PricePerTiB,
+			DefaultTimeout: cfg.QueryTimeout,
+			MaxTimeout:     cfg.MaxQueryTimeout,
+		}, log),
+	}
+	s := New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: cfg.Middleware})
+	return &Backend{MCP: s, Identity: id, client: client}, nil
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// Handler is a tool call after its arguments were decoded: it returns the
+// structured result or an error of any kind.
+type Handler func(ctx context.Context, req *mcp.CallToolRequest) (any, error)
+
+// Middleware wraps every tool call, the way net/http middleware wraps a
+// Handler. tool is the tool's name. Middleware sees errors before they are
+// turned into results, so it can log and count them by code.
+type Middleware func(tool string, next Handler) Handler
+
+// toolSpec is a registered tool: its MCP definition and how to call it.
+type toolSpec struct {
+	tool    *mcp.Tool
+	handler Handler
+}
+
+// newTool builds a tool from a typed function. Input and output schemas are
+// inferred from In and Out, so the contract lives in one place: the Go types
+// and their jsonschema tags.
+func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)) toolSpec {
+	in, err := jsonschema.For[In](schemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+	}
+	out, err := jsonschema.For[Out](schemaOptions)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
+	}
+	resolved, err := in.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema does not resolve: %v", t.Name, err))
+	}
+	t.InputSchema, t.OutputSchema = in, out
+	h := func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
+		input, err := decodeArgs[In](req.Params.Arguments, resolved)
+		if err != nil {
+			return nil, err
+		}
+		return fn(ctx, input)
+	}
+	return toolSpec{tool: t, handler: h}
+}
+
+// schemaOptions makes raw JSON fields (result rows) plain objects in the
+// schema instead of byte arrays.
+var schemaOptions = &jsonschema.ForOptions{
+	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "A result row: column name → value."},
+		reflect.TypeFor[any]():             {},
+	},
+}
+
+// decodeArgs validates arguments against the input schema and decodes them.
+// Numbers decode as json.Number so INT64 and NUMERIC parameter values stay
+// exact.
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var in In
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return in, bqerr.Invalid("arguments are not valid JSON", "Send the arguments as a JSON object matching the tool's input schema.").WithCause(err)
+	}
+	if err := schema.Validate(generic); err != nil {
+		return in, bqerr.Invalid("invalid arguments: "+bqerr.Truncate(bqerr.Redact(err.Error()), 500),
+			"Fix the arguments to match the tool's input schema (see tools/list) and call again.").WithCause(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&in); err != nil {
+		return in, bqerr.Invalid("invalid arguments: "+bqerr.Truncate(bqerr.Redact(err.Error()), 500),
+			"Fix the arguments to match the tool's input schema (see tools/list) and call again.").WithCause(err)
+	}
+	return in, nil
+}
+
+// mcpHandler turns a Handler into the SDK's low-level tool handler. This is
+// the one place where errors become results: every failure, whatever its
+// origin, reaches the agent as an isError result carrying the structured
+// error as JSON.
+func mcpHandler(h Handler) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		out, err := h(ctx, req)
+		if err != nil {
+			e := bqerr.From(err)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(e.JSON())}}}, nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			e := bqerr.New(bqerr.Internal, "the result could not be encoded").WithCause(err)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(e.JSON())}}}, nil
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+			StructuredContent: json.RawMessage(b),
+		}, nil
+	}
+}
+
+// Recover turns a panic in a tool into an INTERNAL error, so one bad call
+// cannot take the server (and every other session) down. The stack goes to
+// the log, never to the agent.
+func Recover(log *slog.Logger) Middleware {
+	return func(tool string, next Handler) Handler {
+		return func(ctx context.Context, req *mcp.CallToolRequest) (out any, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", bqerr.Redact(fmt.Sprint(p)), "stack", string(debug.Stack()))
+					out, err = nil, bqerr.New(bqerr.Internal, "internal error in "+tool).
+						WithHint("This is a bug in the server; retrying will likely fail the same way. Report it with the time of the call.")
+				}
+			}()
+			return next(ctx, req)
+		}
+	}
+}
+
+// LogCalls logs each call's outcome. Failures carry the raw, redacted cause
+// that the agent never sees, so operators can debug what the model could
+// not.
+func LogCalls(log *slog.Logger) Middleware {
+	return func(tool string, next Handler) Handler {
+		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
+			start := time.Now()
+			out, err := next(ctx, req)
+			elapsed := time.Since(start)
+			if err == nil {
+				log.DebugContext(ctx, "tool call", "tool", tool, "duration_ms", elapsed.Milliseconds())
+				return out, nil
+			}
+			e := bqerr.From(err)
+			attrs := []any{"tool", tool, "duration_ms", elapsed.Milliseconds(), "code", string(e.Code), "retryable", e.Retryable}
+			if e.Details.Reason != "" {
+				attrs = append(attrs, "reason", e.Details.Reason)
+			}
+			if e.Details.JobID != "" {
+				attrs = append(attrs, "job_id", e.Details.JobID)
+			}
+			if c := e.Cause(); c != nil {
+				attrs = append(attrs, "cause", bqerr.Redact(c.Error()))
+			}
+			log.Log(ctx, levelFor(e.Code), "tool call failed: "+e.Message, attrs...)
+			return nil, e
+		}
+	}
+}
+
+func levelFor(c bqerr.Code) slog.Level {
+	switch c {
+	case bqerr.Internal:
+		return slog.LevelError
+	case bqerr.Unauthenticated, bqerr.PermissionDenied, bqerr.AuthError:
+		return slog.LevelError + 4 // CRITICAL in Cloud Logging terms
+	}
+	return slog.LevelWarn
+}
+
+// chain applies middleware so that the first listed runs outermost.
+func chain(tool string, h Handler, mw []Middleware) Handler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](tool, h)
+	}
+	return h
+}
+
+// oneLine keeps descriptions readable in source and compact on the wire.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
