@@ -250,7 +250,9 @@ func fromBQ(f bqFailure) *Error {
 	if v.message != "" {
 		msg = v.message
 	}
-	msg = Truncate(strings.TrimSpace(Redact(msg)), maxMessageChars)
+	// Bound the text before redacting it (the regexps are linear, but a
+	// megabyte body still costs), then again to the agent-facing size.
+	msg = Truncate(strings.TrimSpace(Redact(Truncate(msg, 16*maxMessageChars))), maxMessageChars)
 	if msg == "" {
 		msg = defaultMessage(v.code, f.status)
 	}

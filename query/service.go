@@ -14,6 +14,7 @@ import (
 
 	"cloud.google.com/go/bigquery"
 	"github.com/google/uuid"
+	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 
@@ -53,7 +54,12 @@ type Config struct {
 // Service runs queries.
 type Service struct {
 	client *bigquery.Client
+	// rest cancels jobs with one plain request: the client's Job.Cancel
+	// retries until its context ends, which a cancel on the way out of a
+	// timed-out call cannot afford.
+	rest   *bq.Service
 	runner Runner
+	hooks  Hooks
 	cfg    Config
 	log    *slog.Logger
 	// newJobID picks a job ID before the first attempt so that a retried
@@ -61,12 +67,21 @@ type Service struct {
 	newJobID func() string
 }
 
+// Hooks let observability see what jobs did. Every field is optional.
+type Hooks struct {
+	// JobDone is called when a query job finished, with its statistics.
+	JobDone func(ctx context.Context, statementType string, bytesProcessed, bytesBilled int64, cacheHit bool)
+	// JobCancelled is called when the server cancelled a job; reason is
+	// "timeout" or "client_cancel".
+	JobCancelled func(ctx context.Context, reason string)
+}
+
 // NewService returns a query service.
-func NewService(client *bigquery.Client, runner Runner, cfg Config, log *slog.Logger) *Service {
+func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, cfg Config, hooks Hooks, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{client: client, runner: runner, cfg: cfg, log: log, newJobID: func() string { return "bqmcp_" + uuid.NewString() }}
+	return &Service{client: client, rest: rest, runner: runner, hooks: hooks, cfg: cfg, log: log, newJobID: func() string { return "bqmcp_" + uuid.NewString() }}
 }
 
 // maxSQLBytes is BigQuery's limit on query text.
@@ -106,6 +121,10 @@ type ExecuteOutput struct {
 	// AffectedRows is the number of rows a DML statement changed.
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DurationMs   int64  `json:"durationMs"`
+	// Incomplete is true when reading results failed part-way: Rows are
+	// correct but not all, and Warning says how to resume.
+	Incomplete bool   `json:"incomplete,omitempty"`
+	Warning    string `json:"warning,omitempty"`
 }
 
 // request is a validated query request.
@@ -199,7 +218,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	q.JobID = s.newJobID()
 	job, err := s.insert(ctx, q)
 	if err != nil {
-		return nil, s.fail(ctx, err, r, q.JobID)
+		return nil, s.fail(ctx, err, r, q.JobID, q.Location)
 	}
 	var status *bigquery.JobStatus
 	err = s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
@@ -208,16 +227,18 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return err
 	})
 	if err != nil {
-		s.cancelJob(ctx, job, err)
-		return nil, s.fail(ctx, err, r, job.ID())
+		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
 	}
 	if err := status.Err(); err != nil {
-		return nil, s.fail(ctx, err, r, job.ID())
+		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
 	}
 	out := &ExecuteOutput{JobID: job.ID(), Location: job.Location()}
 	addStats(out, status)
+	if s.hooks.JobDone != nil {
+		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
+	}
 	if err := s.readRows(ctx, job, 0, r.maxRows, out); err != nil {
-		return nil, s.fail(ctx, err, r, job.ID())
+		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
@@ -257,7 +278,7 @@ func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 	}
 	stats, err := s.dryRun(ctx, r)
 	if err != nil {
-		return s.fail(ctx, err, r, "")
+		return s.fail(ctx, err, r, "", "")
 	}
 	if st := stats.StatementType; st != "" && st != "SELECT" {
 		return readOnlyError(fmt.Sprintf("BigQuery reports a %s statement", st), r.sql)
@@ -335,7 +356,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	defer cancel()
 	qs, err := s.dryRun(ctx, r)
 	if err != nil {
-		return nil, s.fail(ctx, err, r, "")
+		return nil, s.fail(ctx, err, r, "", "")
 	}
 	out := &DryRunOutput{
 		Valid:            true,
@@ -476,7 +497,15 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	if err != nil {
 		return nil, err
 	}
-	if err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, job.Cancel); err != nil {
+	err = s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+		call := s.rest.Jobs.Cancel(s.cfg.Project, id).Context(ctx)
+		if job.Location() != "" {
+			call = call.Location(job.Location())
+		}
+		_, err := call.Do()
+		return err
+	})
+	if err != nil {
 		return nil, bqerr.From(err).WithJobID(id)
 	}
 	status, err := job.Status(ctx)
@@ -558,60 +587,84 @@ func addStats(out *ExecuteOutput, st *bigquery.JobStatus) {
 // readRows reads up to maxRows rows from start, and stops early when the
 // encoded rows would pass the server's byte cap, so one wide row cannot
 // flood the agent's context.
+//
+// Each retry resumes after the last row read, so rows are never read twice.
+// When pages keep failing after some rows arrived, those rows are returned
+// marked incomplete, with where to resume, rather than thrown away.
 func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64, maxRows int, out *ExecuteOutput) error {
-	var it *bigquery.RowIterator
-	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
-		var err error
-		it, err = job.Read(ctx)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	it.StartIndex = start
-	it.PageInfo().MaxSize = min(maxRows, 10000)
 	out.Rows = []json.RawMessage{}
 	size := 0
-	var row []bigquery.Value
-	for len(out.Rows) < maxRows {
-		err := it.Next(&row)
-		if errors.Is(err, iterator.Done) {
-			break
-		}
+	var (
+		rowSchema bigquery.Schema
+		total     uint64
+		byteCut   bool
+	)
+	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+		it, err := job.Read(ctx)
 		if err != nil {
 			return err
 		}
-		enc, err := EncodeRow(it.Schema, row)
-		if err != nil {
-			return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
+		it.StartIndex = start + uint64(len(out.Rows))
+		it.PageInfo().MaxSize = min(maxRows-len(out.Rows)+1, 10000)
+		var row []bigquery.Value
+		for len(out.Rows) < maxRows {
+			err := it.Next(&row)
+			if errors.Is(err, iterator.Done) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			rowSchema, total = it.Schema, it.TotalRows
+			enc, err := EncodeRow(it.Schema, row)
+			if err != nil {
+				return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
+			}
+			if size+len(enc)+1 > s.cfg.MaxResultBytes && len(out.Rows) > 0 {
+				byteCut = true
+				break
+			}
+			size += len(enc) + 1
+			out.Rows = append(out.Rows, enc)
 		}
-		if size+len(enc)+1 > s.cfg.MaxResultBytes && len(out.Rows) > 0 {
-			out.TruncatedBy = "maxResultBytes"
-			break
-		}
-		size += len(enc) + 1
-		out.Rows = append(out.Rows, enc)
-	}
-	out.Schema = schema.Columns(it.Schema)
+		rowSchema, total = it.Schema, it.TotalRows
+		return nil
+	})
 	out.RowCount = len(out.Rows)
-	out.TotalRows = it.TotalRows
-	if next := start + uint64(out.RowCount); next < out.TotalRows {
+	next := start + uint64(out.RowCount)
+	if err != nil {
+		if out.RowCount == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+			return err
+		}
+		e := bqerr.From(err)
+		out.Schema, out.TotalRows = schema.Columns(rowSchema), total
+		out.Incomplete = true
+		out.NextStartIndex = next
+		out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
+			out.RowCount, e.Code, e.Message, job.ID(), next)
+		s.log.WarnContext(ctx, "partial results", "job_id", job.ID(), "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
+		return nil
+	}
+	out.Schema = schema.Columns(rowSchema)
+	out.TotalRows = total
+	if next < out.TotalRows {
 		out.Truncated = true
 		out.NextStartIndex = next
-		if out.TruncatedBy == "" {
-			out.TruncatedBy = "maxRows"
+		out.TruncatedBy = "maxRows"
+		if byteCut {
+			out.TruncatedBy = "maxResultBytes"
 		}
-	} else {
-		out.TruncatedBy = ""
 	}
 	return nil
 }
 
 // fail maps err for the agent and, when the query's deadline or the
-// client's cancellation ended the wait, makes sure the job is stopped too.
-func (s *Service) fail(ctx context.Context, err error, r *request, jobID string) error {
+// client's cancellation ended the call, stops the job too: a query nobody
+// waits for must not go on spending.
+func (s *Service) fail(ctx context.Context, err error, r *request, jobID, location string) error {
 	e := bqerr.From(err)
 	if ctx.Err() != nil {
+		reason := "timeout"
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			e = bqerr.Newf(bqerr.DeadlineExceeded, "the query did not finish within %s", r.timeout).WithCause(err)
@@ -621,8 +674,12 @@ func (s *Service) fail(ctx context.Context, err error, r *request, jobID string)
 				e.WithHint("Narrow the query or raise timeoutSeconds up to the server maximum, then try again.")
 			}
 		case errors.Is(ctx.Err(), context.Canceled):
+			reason = "client_cancel"
 			e = bqerr.New(bqerr.DeadlineExceeded, "the request was cancelled before the query finished").WithCause(err)
 			e.Retryable = false
+		}
+		if jobID != "" {
+			s.cancelJob(ctx, jobID, location, reason)
 		}
 	}
 	if jobID != "" && e.Details.JobID == "" {
@@ -634,21 +691,22 @@ func (s *Service) fail(ctx context.Context, err error, r *request, jobID string)
 	return e
 }
 
-// cancelJob stops a job whose wait was cut short. The caller's context is
-// already done, so cancellation gets a short context of its own.
-func (s *Service) cancelJob(ctx context.Context, job *bigquery.Job, cause error) {
-	if ctx.Err() == nil {
-		return
-	}
+// cancelJob stops a job whose caller stopped waiting. The caller's context
+// is already done, so cancellation gets a short context of its own, and one
+// request: if it fails, the job's own limits (maximumBytesBilled) still hold.
+func (s *Service) cancelJob(ctx context.Context, jobID, location, reason string) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	reason := "timeout"
-	if errors.Is(ctx.Err(), context.Canceled) {
-		reason = "client_cancel"
+	call := s.rest.Jobs.Cancel(s.cfg.Project, jobID).Context(cctx)
+	if location != "" {
+		call = call.Location(location)
 	}
-	if err := job.Cancel(cctx); err != nil {
-		s.log.WarnContext(ctx, "job cancel failed", "job_id", job.ID(), "reason", reason, "error", bqerr.Redact(err.Error()))
+	if _, err := call.Do(); err != nil {
+		s.log.WarnContext(ctx, "job cancel failed", "job_id", jobID, "reason", reason, "error", bqerr.Redact(err.Error()))
 		return
 	}
-	s.log.InfoContext(ctx, "job cancelled", "job_id", job.ID(), "reason", reason, "cause", bqerr.Redact(cause.Error()))
+	if s.hooks.JobCancelled != nil {
+		s.hooks.JobCancelled(ctx, reason)
+	}
+	s.log.InfoContext(ctx, "job cancelled", "job_id", jobID, "reason", reason)
 }

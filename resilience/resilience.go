@@ -1,18 +1,30 @@
 // Package resilience runs every BigQuery call the tools make under one set
 // of per-operation policies, so that transient faults are absorbed in one
 // place and tools never hand-roll retries.
+//
+// The pieces, from the wire up:
+//   - [Transport] sits under the BigQuery client and makes every failed
+//     request final for the client library, whose own retries have no
+//     attempt cap and cannot be switched off. This package's retries are
+//     then the only ones, and an attempt cap holds at the wire.
+//   - [Executor.Do] runs a call under its operation's policy: a circuit
+//     breaker per scope (project) that fails fast while BigQuery is
+//     unhealthy, exponential backoff with jitter that honours Retry-After,
+//     an attempt cap and an overall timeout. Policies come from
+//     github.com/failsafe-go/failsafe-go.
+//   - [Cache] keeps metadata fresh for a TTL and serves it stale, marked as
+//     such, when a refresh fails for a reason that a retry could fix.
+//
+// The package knows BigQuery's failure classes (through bqerr) but nothing
+// of MCP.
 package resilience
-
-import (
-	"context"
-)
 
 // Operation names a class of BigQuery call with its own policy.
 type Operation string
 
 // The operation classes.
 const (
-	// Query covers query jobs: insert, wait, read results, dry run.
+	// Query covers query jobs: insert, wait, read results, dry run, cancel.
 	Query Operation = "query"
 	// Metadata covers dataset/table listing and schema reads.
 	Metadata Operation = "metadata"
@@ -21,15 +33,3 @@ const (
 	// Auth covers token acquisition.
 	Auth Operation = "auth"
 )
-
-// Executor runs calls under their operation's policy.
-type Executor struct{}
-
-// NewExecutor returns an executor.
-func NewExecutor() *Executor { return &Executor{} }
-
-// Do runs fn under op's policy. scope isolates failure accounting (one
-// project's outage must not affect another's).
-func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(context.Context) error) error {
-	return fn(ctx)
-}

@@ -4,6 +4,7 @@ package schema
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,12 +29,26 @@ type Service struct {
 	client  *bigquery.Client
 	rest    *bq.Service
 	runner  Runner
+	cache   *resilience.Cache
 	project string
+	// identity keeps one caller's cached answers from being served to
+	// another whose access may differ.
+	identity string
 }
 
 // NewService returns a Service using defaultProject when a call names none.
-func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, defaultProject string) *Service {
-	return &Service{client: client, rest: rest, runner: runner, project: defaultProject}
+// Answers are cached per identity in cache.
+func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, cache *resilience.Cache, identity, defaultProject string) *Service {
+	return &Service{client: client, rest: rest, runner: runner, cache: cache, identity: identity, project: defaultProject}
+}
+
+// cached serves key from the cache, or computes it with fetch.
+func cached[T any](ctx context.Context, s *Service, key string, fetch func(context.Context) (*T, error), fresh func(*T, resilience.Freshness) *T) (*T, error) {
+	v, f, err := s.cache.Get(ctx, s.identity+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
+	if err != nil {
+		return nil, bqerr.From(err)
+	}
+	return fresh(v.(*T), f), nil
 }
 
 // Paging limits shared by the list tools.
@@ -64,6 +79,7 @@ type ListDatasetsOutput struct {
 	Project       string    `json:"project"`
 	Datasets      []Dataset `json:"datasets"`
 	NextPageToken string    `json:"nextPageToken,omitempty"`
+	resilience.Freshness
 }
 
 // ListDatasets lists a project's datasets, one page at a time. With a filter
@@ -78,8 +94,18 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 	if err != nil {
 		return nil, err
 	}
+	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size)}, "\x00")
+	return cached(ctx, s, key, func(ctx context.Context) (*ListDatasetsOutput, error) {
+		return s.listDatasets(ctx, project, in.Filter, in.PageToken, size)
+	}, func(o *ListDatasetsOutput, f resilience.Freshness) *ListDatasetsOutput {
+		c := *o
+		c.Freshness = f
+		return &c
+	})
+}
+
+func (s *Service) listDatasets(ctx context.Context, project, filter, token string, size int) (*ListDatasetsOutput, error) {
 	out := &ListDatasetsOutput{Project: project, Datasets: []Dataset{}}
-	token := in.PageToken
 	for {
 		var page *bq.DatasetList
 		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
@@ -88,10 +114,10 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 			return err
 		})
 		if err != nil {
-			return nil, bqerr.From(err)
+			return nil, err
 		}
 		for _, d := range page.Datasets {
-			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, in.Filter) {
+			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, filter) {
 				continue
 			}
 			out.Datasets = append(out.Datasets, Dataset{
@@ -103,7 +129,7 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 			})
 		}
 		token = page.NextPageToken
-		if token == "" || len(out.Datasets) >= size || in.Filter == "" {
+		if token == "" || len(out.Datasets) >= size || filter == "" {
 			break
 		}
 	}
@@ -141,6 +167,7 @@ type ListTablesOutput struct {
 	Dataset       string  `json:"dataset"`
 	Tables        []Table `json:"tables"`
 	NextPageToken string  `json:"nextPageToken,omitempty"`
+	resilience.Freshness
 }
 
 // ListTables lists a dataset's tables with their type, partitioning and
@@ -160,8 +187,18 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 	if err != nil {
 		return nil, err
 	}
+	key := strings.Join([]string{"tables", project, dataset, in.Filter, in.PageToken, strconv.Itoa(size), strconv.FormatBool(in.IncludeDetails)}, "\x00")
+	return cached(ctx, s, key, func(ctx context.Context) (*ListTablesOutput, error) {
+		return s.listTables(ctx, project, dataset, in.Filter, in.PageToken, size, in.IncludeDetails)
+	}, func(o *ListTablesOutput, f resilience.Freshness) *ListTablesOutput {
+		c := *o
+		c.Freshness = f
+		return &c
+	})
+}
+
+func (s *Service) listTables(ctx context.Context, project, dataset, filter, token string, size int, details bool) (*ListTablesOutput, error) {
 	out := &ListTablesOutput{Project: project, Dataset: dataset, Tables: []Table{}}
-	token := in.PageToken
 	for {
 		var page *bq.TableList
 		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
@@ -170,21 +207,21 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 			return err
 		})
 		if err != nil {
-			return nil, bqerr.From(err)
+			return nil, err
 		}
 		for _, t := range page.Tables {
-			if t.TableReference == nil || !contains(t.TableReference.TableId, in.Filter) {
+			if t.TableReference == nil || !contains(t.TableReference.TableId, filter) {
 				continue
 			}
 			out.Tables = append(out.Tables, listedTable(t))
 		}
 		token = page.NextPageToken
-		if token == "" || len(out.Tables) >= size || in.Filter == "" {
+		if token == "" || len(out.Tables) >= size || filter == "" {
 			break
 		}
 	}
 	out.NextPageToken = token
-	if in.IncludeDetails {
+	if details {
 		if err := s.addSizes(ctx, project, dataset, out.Tables); err != nil {
 			return nil, err
 		}
@@ -284,6 +321,7 @@ type TableSchema struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	// ViewQuery is the SQL of a view or materialized view.
 	ViewQuery string `json:"viewQuery,omitempty"`
+	resilience.Freshness
 }
 
 // GetTableSchema reads a table's columns and layout.
@@ -298,16 +336,18 @@ func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*
 	if ref.Project == "" {
 		return nil, noProject()
 	}
-	var md *bigquery.TableMetadata
-	err = s.runner.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
-		var err error
-		md, err = s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Metadata(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, bqerr.From(err)
-	}
-	return tableSchema(ref, md), nil
+	return cached(ctx, s, "table\x00"+ref.String(), func(ctx context.Context) (*TableSchema, error) {
+		var md *bigquery.TableMetadata
+		err := s.runner.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
+			var err error
+			md, err = s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Metadata(ctx)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		return tableSchema(ref, md), nil
+	}, func(o *TableSchema, f resilience.Freshness) *TableSchema { c := *o; c.Freshness = f; return &c })
 }
 
 func tableSchema(ref TableRef, md *bigquery.TableMetadata) *TableSchema {

@@ -41,6 +41,17 @@ type Config struct {
 	QueryTimeout    time.Duration
 	MaxQueryTimeout time.Duration
 
+	// Resilience holds the retry, breaker and Retry-After settings.
+	Resilience resilience.Config
+	// CacheTTL is how long metadata answers are served without asking
+	// BigQuery; CacheMaxStale how old they may be when served stale.
+	CacheTTL      time.Duration
+	CacheMaxStale time.Duration
+	// Hooks let observability watch the layers. Every field is optional.
+	ResilienceHooks resilience.Hooks
+	QueryHooks      query.Hooks
+	CacheLookup     func(ctx context.Context, result resilience.CacheResult, age time.Duration)
+
 	Version string
 	Logger  *slog.Logger
 	// Transport is the HTTP transport under authentication; nil means
@@ -61,6 +72,9 @@ func Defaults() Config {
 		PricePerTiB:     6.25,
 		QueryTimeout:    60 * time.Second,
 		MaxQueryTimeout: 10 * time.Minute,
+		Resilience:      resilience.Defaults(),
+		CacheTTL:        5 * time.Minute,
+		CacheMaxStale:   24 * time.Hour,
 	}
 }
 
@@ -86,6 +100,12 @@ func (c Config) Validate() error {
 	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {
 		problems = append(problems, "endpoint must be an http:// or https:// URL")
 	}
+	if c.CacheTTL < 0 || c.CacheMaxStale < c.CacheTTL {
+		problems = append(problems, "cache-ttl must not be negative and cache-max-stale must be at least cache-ttl")
+	}
+	if err := c.Resilience.Validate(); err != nil {
+		problems = append(problems, err.Error())
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("invalid configuration: %s", strings.Join(problems, "; "))
 	}
@@ -97,6 +117,8 @@ func (c Config) Validate() error {
 type Backend struct {
 	MCP      *mcp.Server
 	Identity auth.Identity
+	Executor *resilience.Executor
+	Cache    *resilience.Cache
 	client   *bigquery.Client
 }
 
@@ -113,6 +135,13 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	hc, id, err := auth.HTTPClient(ctx, cfg.Auth, cfg.Transport)
+	if err != nil {
+		return nil, err
+	}
+	// The guard goes on top, so every failure, token failures included,
+	// is final for the client library and retried only by resilience.
+	hc.Transport = &resilience.Transport{Base: hc.Transport}
+	runner, err := resilience.NewExecutor(cfg.Resilience, cfg.ResilienceHooks)
 	if err != nil {
 		return nil, err
 	}
@@ -145,10 +174,10 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
-	runner := resilience.NewExecutor()
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: cfg.CacheLookup})
 	svc := Services{
-		Schema: schema.NewService(client, rest, runner, cfg.Project),
-		Query: query.NewService(client, runner, query.Config{
+		Schema: schema.NewService(client, rest, runner, cache, string(id.Mode)+":"+id.Principal, cfg.Project),
+		Query: query.NewService(client, rest, runner, query.Config{
 			Project:        cfg.Project,
 			Location:       cfg.Location,
 			AllowWrites:    cfg.AllowWrites,
@@ -159,8 +188,8 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			PricePerTiB:    cfg.PricePerTiB,
 			DefaultTimeout: cfg.QueryTimeout,
 			MaxTimeout:     cfg.MaxQueryTimeout,
-		}, log),
+		}, cfg.QueryHooks, log),
 	}
 	s := New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: cfg.Middleware})
-	return &Backend{MCP: s, Identity: id, client: client}, nil
+	return &Backend{MCP: s, Identity: id, client: client, Executor: runner, Cache: cache}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
 // Handler is a tool call after its arguments were decoded: it returns the
@@ -40,7 +41,13 @@ func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
-	out, err := jsonschema.For[Out](schemaOptions)
+	// Results are returned through pointers, but the schema must describe
+	// the object itself: MCP requires an output schema of type "object".
+	outType := reflect.TypeFor[Out]()
+	if outType.Kind() == reflect.Pointer {
+		outType = outType.Elem()
+	}
+	out, err := jsonschema.ForType(outType, schemaOptions)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
 	}
@@ -65,6 +72,26 @@ var schemaOptions = &jsonschema.ForOptions{
 	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "A result row: column name → value."},
 		reflect.TypeFor[any]():             {},
+		// Column is recursive (STRUCT fields are columns), which schema
+		// inference cannot express; nested fields are described, not
+		// re-declared.
+		reflect.TypeFor[schema.Column](): {
+			Type: "object",
+			Properties: map[string]*jsonschema.Schema{
+				"name":             {Type: "string"},
+				"type":             {Type: "string", Description: "GoogleSQL type: STRING, INT64, FLOAT64, NUMERIC, BIGNUMERIC, BOOL, BYTES, DATE, DATETIME, TIME, TIMESTAMP, GEOGRAPHY, JSON, INTERVAL, RANGE or STRUCT."},
+				"mode":             {Type: "string", Description: "NULLABLE, REQUIRED or REPEATED (an ARRAY of type)."},
+				"description":      {Type: "string"},
+				"rangeElementType": {Type: "string"},
+				"maxLength":        {Type: "integer"},
+				"precision":        {Type: "integer"},
+				"scale":            {Type: "integer"},
+				"defaultValue":     {Type: "string"},
+				"policyTags":       {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+				"fields":           {Type: "array", Items: &jsonschema.Schema{Type: "object"}, Description: "Sub-columns of a STRUCT, each shaped like this column."},
+			},
+			Required: []string{"name", "type", "mode"},
+		},
 	},
 }
 

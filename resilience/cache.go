@@ -1,0 +1,148 @@
+package resilience
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	gocache "github.com/patrickmn/go-cache"
+	"golang.org/x/sync/singleflight"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// Freshness tells an agent how current a metadata answer is. It is empty
+// for a fresh answer.
+type Freshness struct {
+	// Stale is true when BigQuery could not be asked and this is the last
+	// answer it gave.
+	Stale bool `json:"stale,omitempty"`
+	// CacheAgeSeconds is how old a stale answer is.
+	CacheAgeSeconds int `json:"cacheAgeSeconds,omitempty"`
+	// StaleReason says why the answer could not be refreshed.
+	StaleReason string `json:"staleReason,omitempty"`
+}
+
+// CacheResult is the outcome of a lookup, for metrics.
+type CacheResult string
+
+// Cache lookup outcomes.
+const (
+	CacheHit   CacheResult = "hit"
+	CacheMiss  CacheResult = "miss"
+	CacheStale CacheResult = "stale"
+)
+
+// CacheConfig configures the metadata cache.
+type CacheConfig struct {
+	// TTL is how long an answer is served without asking BigQuery again.
+	TTL time.Duration
+	// MaxStale is how old an answer may be and still be served when
+	// BigQuery cannot be asked. Older entries are dropped.
+	MaxStale time.Duration
+	// Lookup, when set, is told every lookup's outcome and, for stale
+	// serves, the answer's age.
+	Lookup func(ctx context.Context, result CacheResult, age time.Duration)
+}
+
+// Cache holds metadata answers (dataset lists, table lists, schemas). Fresh
+// answers are served for TTL; concurrent misses for one key make one
+// BigQuery call; when a refresh fails for a reason a retry could fix (or
+// the breaker is open) the last answer is served, marked stale, up to
+// MaxStale. Auth, permission and not-found failures are never papered over:
+// they may be the very news the agent needs.
+type Cache struct {
+	cfg   CacheConfig
+	store *gocache.Cache
+	group singleflight.Group
+	now   func() time.Time
+	sets  atomic.Int64
+}
+
+type cacheEntry struct {
+	value   any
+	fetched time.Time
+}
+
+// NewCache returns a cache. A zero TTL disables caching (every lookup asks
+// BigQuery) but keeps the stale fallback.
+func NewCache(cfg CacheConfig) *Cache {
+	// No janitor goroutine: expired entries are swept on writes instead, so
+	// the cache owns no goroutine that outlives the server.
+	return &Cache{cfg: cfg, store: gocache.New(cfg.MaxStale, 0), now: time.Now}
+}
+
+// Get returns key's value, calling fetch when it is missing or older than
+// the TTL.
+func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context) (any, error)) (any, Freshness, error) {
+	var old *cacheEntry
+	if v, ok := c.store.Get(key); ok {
+		old = v.(*cacheEntry)
+		if c.now().Sub(old.fetched) < c.cfg.TTL {
+			c.observe(ctx, CacheHit, 0)
+			return old.value, Freshness{}, nil
+		}
+	}
+	// One refresh per key at a time. It runs detached from this caller's
+	// cancellation (its own policy bounds it), so one agent giving up does
+	// not fail every other caller waiting on the same key.
+	ch := c.group.DoChan(key, func() (any, error) {
+		v, err := fetch(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		c.store.SetDefault(key, &cacheEntry{value: v, fetched: c.now()})
+		if c.sets.Add(1)%1024 == 0 {
+			c.store.DeleteExpired()
+		}
+		return v, nil
+	})
+	var res singleflight.Result
+	select {
+	case res = <-ch:
+	case <-ctx.Done():
+		return nil, Freshness{}, ctx.Err()
+	}
+	if res.Err == nil {
+		c.observe(ctx, CacheMiss, 0)
+		return res.Val, Freshness{}, nil
+	}
+	if old != nil && StaleAllowed(res.Err) {
+		age := c.now().Sub(old.fetched)
+		if age <= c.cfg.MaxStale {
+			c.observe(ctx, CacheStale, age)
+			e := bqerr.From(res.Err)
+			return old.value, Freshness{
+				Stale:           true,
+				CacheAgeSeconds: int(age.Seconds()),
+				StaleReason:     "BigQuery could not be reached to refresh this (" + string(e.Code) + ": " + e.Message + ")",
+			}, nil
+		}
+	}
+	c.observe(ctx, CacheMiss, 0)
+	return nil, Freshness{}, res.Err
+}
+
+// Len is the number of cached answers.
+func (c *Cache) Len() int { return c.store.ItemCount() }
+
+func (c *Cache) observe(ctx context.Context, r CacheResult, age time.Duration) {
+	if c.cfg.Lookup != nil {
+		c.cfg.Lookup(ctx, r, age)
+	}
+}
+
+// StaleAllowed reports whether a failure may be answered with stale
+// metadata: BigQuery unreachable or unhealthy, rate limits, an open
+// breaker. Never for auth, permission, not-found or invalid requests.
+func StaleAllowed(err error) bool {
+	if IsBreakerOpen(err) {
+		return true
+	}
+	e := bqerr.From(err)
+	switch e.Code {
+	case bqerr.Unavailable, bqerr.Internal, bqerr.DeadlineExceeded, bqerr.ResourceExhausted:
+		return e.Retryable
+	}
+	return false
+}

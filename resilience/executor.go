@@ -1,0 +1,201 @@
+package resilience
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/failsafe-go/failsafe-go"
+	"github.com/failsafe-go/failsafe-go/circuitbreaker"
+	"github.com/failsafe-go/failsafe-go/retrypolicy"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// BreakerState is a circuit breaker's state.
+type BreakerState string
+
+// The breaker states.
+const (
+	Closed   BreakerState = "closed"
+	Open     BreakerState = "open"
+	HalfOpen BreakerState = "half-open"
+)
+
+// Hooks let observability watch the layer without the layer knowing about
+// metrics. Every field is optional.
+type Hooks struct {
+	// Attempt is called after each attempt with its outcome (nil on success).
+	Attempt func(ctx context.Context, op Operation, attempt int, err error)
+	// Exhausted is called when an operation gave up after its last attempt.
+	Exhausted func(ctx context.Context, op Operation, attempts int, err error)
+	// BreakerChanged is called when a scope's breaker changes state.
+	BreakerChanged func(scope string, from, to BreakerState)
+	// Rejected is called when an open breaker refused a call.
+	Rejected func(ctx context.Context, op Operation, scope string)
+}
+
+// Executor runs calls under their operation's policy. It is safe for
+// concurrent use.
+type Executor struct {
+	cfg      Config
+	hooks    Hooks
+	retries  map[Operation]retrypolicy.RetryPolicy[any]
+	mu       sync.Mutex
+	breakers map[string]circuitbreaker.CircuitBreaker[any]
+}
+
+// NewExecutor returns an executor for cfg.
+func NewExecutor(cfg Config, hooks Hooks) (*Executor, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Executor{cfg: cfg, hooks: hooks, retries: map[Operation]retrypolicy.RetryPolicy[any]{}, breakers: map[string]circuitbreaker.CircuitBreaker[any]{}}
+	for op, p := range cfg.Policies {
+		e.retries[op] = e.retryPolicy(p)
+	}
+	return e, nil
+}
+
+func (e *Executor) retryPolicy(p Policy) retrypolicy.RetryPolicy[any] {
+	b := retrypolicy.NewBuilder[any]().
+		HandleIf(func(_ any, err error) bool { return Retryable(err) }).
+		AbortIf(func(_ any, err error) bool {
+			ra, ok := retryAfter(err)
+			return ok && ra > e.cfg.MaxRetryAfter
+		}).
+		WithMaxAttempts(p.MaxAttempts).
+		ReturnLastFailure()
+	if p.BaseDelay > 0 {
+		b = b.WithBackoffFactor(p.BaseDelay, p.MaxDelay, p.Multiplier)
+	}
+	if p.Jitter > 0 {
+		b = b.WithJitterFactor(p.Jitter)
+	}
+	jitter := p.Jitter
+	b = b.WithDelayFunc(func(exec failsafe.ExecutionAttempt[any]) time.Duration {
+		// BigQuery said when to come back: wait at least that long, even
+		// after jitter takes its share off.
+		if ra, ok := retryAfter(exec.LastError()); ok {
+			return time.Duration(float64(ra) / (1 - jitter))
+		}
+		return -1 // the exponential backoff
+	})
+	return b.Build()
+}
+
+// Do runs fn under op's policy. scope isolates failure accounting, so one
+// project's outage does not stop calls to another.
+//
+// fn must be safe to call again: for job inserts that means a job ID chosen
+// before the first attempt.
+func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(context.Context) error) error {
+	p, ok := e.cfg.Policies[op]
+	if !ok {
+		return fmt.Errorf("resilience: unknown operation %q", op)
+	}
+	if p.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
+		defer cancel()
+	}
+	cb := e.breaker(scope)
+	if !cb.TryAcquirePermit() {
+		if e.hooks.Rejected != nil {
+			e.hooks.Rejected(ctx, op, scope)
+		}
+		return breakerOpenError(scope, cb.RemainingDelay())
+	}
+	attempts := 0
+	err := failsafe.With[any](e.retries[op]).WithContext(ctx).RunWithExecution(func(exec failsafe.Execution[any]) error {
+		attempts++
+		err := fn(exec.Context())
+		if e.hooks.Attempt != nil {
+			e.hooks.Attempt(ctx, op, attempts, err)
+		}
+		return err
+	})
+	switch {
+	case err == nil || !BackendFault(err) || ctx.Err() != nil && op == Query:
+		// Success, the caller's own mistake, or a query that ran out of the
+		// time its caller gave it: none says BigQuery is unhealthy.
+		cb.RecordSuccess()
+	default:
+		cb.RecordFailure()
+	}
+	if err == nil {
+		return nil
+	}
+	if attempts > 1 || (attempts == p.MaxAttempts && Retryable(err)) {
+		be := bqerr.From(err)
+		be.Details.Attempts = attempts
+		if attempts >= p.MaxAttempts && Retryable(err) {
+			be.Retryable = true
+			be.Hint = fmt.Sprintf("BigQuery failed %d times in a row (%s). Wait a little and try again; if it persists, BigQuery or the network may be having trouble.", attempts, be.Code)
+			if e.hooks.Exhausted != nil {
+				e.hooks.Exhausted(ctx, op, attempts, err)
+			}
+		}
+		return be
+	}
+	return err
+}
+
+// breaker returns scope's breaker, creating it on first use.
+func (e *Executor) breaker(scope string) circuitbreaker.CircuitBreaker[any] {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if cb, ok := e.breakers[scope]; ok {
+		return cb
+	}
+	s := e.cfg.Breaker
+	cb := circuitbreaker.NewBuilder[any]().
+		WithFailureThreshold(s.FailureThreshold).
+		WithDelay(s.OpenDuration).
+		WithSuccessThreshold(s.SuccessThreshold).
+		OnStateChanged(func(ev circuitbreaker.StateChangedEvent) {
+			if e.hooks.BreakerChanged != nil {
+				e.hooks.BreakerChanged(scope, state(ev.OldState), state(ev.NewState))
+			}
+		}).
+		Build()
+	e.breakers[scope] = cb
+	return cb
+}
+
+// BreakerStates reports every scope's breaker state, for health checks.
+func (e *Executor) BreakerStates() map[string]BreakerState {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make(map[string]BreakerState, len(e.breakers))
+	for scope, cb := range e.breakers {
+		out[scope] = state(cb.State())
+	}
+	return out
+}
+
+func state(s circuitbreaker.State) BreakerState {
+	switch s {
+	case circuitbreaker.OpenState:
+		return Open
+	case circuitbreaker.HalfOpenState:
+		return HalfOpen
+	}
+	return Closed
+}
+
+// breakerOpenError is what an agent gets while the breaker is open: fast,
+// retryable, and with the real time until the next probe.
+func breakerOpenError(scope string, remaining time.Duration) error {
+	secs := int(math.Ceil(remaining.Seconds()))
+	return bqerr.Newf(bqerr.Unavailable, "BigQuery calls for project %s are paused after repeated failures (circuit breaker open)", bqerr.Truncate(scope, 100)).
+		WithRetryAfter(secs).
+		WithHint(fmt.Sprintf("BigQuery has been failing; the server will try again in about %d s. Wait at least that long before retrying.", max(secs, 1))).
+		WithCause(circuitbreaker.ErrOpen)
+}
+
+// IsBreakerOpen reports whether err is an open breaker's refusal.
+func IsBreakerOpen(err error) bool { return errors.Is(err, circuitbreaker.ErrOpen) }

@@ -1,0 +1,90 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// ToolReference renders docs/tools.md from the tool definitions, so the
+// reference can never drift from what tools/list says.
+func ToolReference() string {
+	var b strings.Builder
+	b.WriteString("# Tool reference\n\n")
+	b.WriteString("<!-- Generated from the tool definitions by `make docs`; do not edit by hand. -->\n\n")
+	b.WriteString("Every tool returns its result as JSON in both `structuredContent` and a text block. ")
+	b.WriteString("Every failure is a result with `isError: true` whose text is the structured error described in [errors.md](errors.md).\n\n")
+	b.WriteString("| Tool | Read-only | Destructive | Idempotent | Open world |\n|---|---|---|---|---|\n")
+	ro := Tools(Services{}, false)
+	for _, t := range ro {
+		a := t.tool.Annotations
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", t.tool.Name, t.tool.Name, yes(a.ReadOnlyHint), yes(*a.DestructiveHint), yes(a.IdempotentHint), yes(*a.OpenWorldHint))
+	}
+	b.WriteString("\nWith `--allow-writes`, `execute_sql` is annotated read-only: no, destructive: yes, idempotent: no.\n")
+	for _, t := range ro {
+		fmt.Fprintf(&b, "\n## %s\n\n", t.tool.Name)
+		b.WriteString(t.tool.Description + "\n")
+		in, _ := t.tool.InputSchema.(*jsonschema.Schema)
+		b.WriteString("\n**Input**\n\n")
+		writeProps(&b, in)
+		out, _ := t.tool.OutputSchema.(*jsonschema.Schema)
+		b.WriteString("\n**Output**\n\n")
+		writeProps(&b, out)
+	}
+	return b.String()
+}
+
+func writeProps(b *strings.Builder, s *jsonschema.Schema) {
+	if s == nil || len(s.Properties) == 0 {
+		b.WriteString("None.\n")
+		return
+	}
+	b.WriteString("| Field | Type | Required | Description |\n|---|---|---|---|\n")
+	required := map[string]bool{}
+	for _, r := range s.Required {
+		required[r] = true
+	}
+	names := s.PropertyOrder
+	if len(names) == 0 {
+		for n := range s.Properties {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	for _, n := range names {
+		p := s.Properties[n]
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s |\n", n, typeName(p), yes(required[n]), strings.ReplaceAll(p.Description, "|", "\\|"))
+	}
+}
+
+func typeName(s *jsonschema.Schema) string {
+	if s == nil {
+		return "any"
+	}
+	t := s.Type
+	if t == "" && len(s.Types) > 0 {
+		var parts []string
+		for _, x := range s.Types {
+			if x != "null" {
+				parts = append(parts, x)
+			}
+		}
+		t = strings.Join(parts, " or ")
+	}
+	switch t {
+	case "":
+		return "any"
+	case "array":
+		return "array of " + typeName(s.Items)
+	}
+	return t
+}
+
+func yes(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -1,0 +1,7 @@
+package server
+
+import (
+	"log/slog"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
