@@ -40,13 +40,26 @@ type Identity struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Options configure HTTPClient.
+type Options struct {
+	Mode Mode
+	// Base carries the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+	// WrapTokenSource, when set, wraps the credentials' token source (the
+	// resilience layer retries token fetches there).
+	WrapTokenSource func(oauth2.TokenSource) oauth2.TokenSource
+	// Source replaces Application Default Credentials (tests).
+	Source oauth2.TokenSource
+}
+
 // HTTPClient returns an HTTP client that authenticates every request as
-// mode says, on top of base.
-func HTTPClient(ctx context.Context, mode Mode, base http.RoundTripper) (*http.Client, Identity, error) {
+// opts.Mode says.
+func HTTPClient(ctx context.Context, opts Options) (*http.Client, Identity, error) {
+	base := opts.Base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	switch mode {
+	switch opts.Mode {
 	case None:
 		return &http.Client{Transport: base}, Identity{Mode: None}, nil
 	case ADC, "":
@@ -54,18 +67,24 @@ func HTTPClient(ctx context.Context, mode Mode, base http.RoundTripper) (*http.C
 		return nil, Identity{}, errors.New(`auth mode must be "adc" or "none"`)
 	}
 	id := Identity{Mode: ADC}
-	var ts oauth2.TokenSource
-	creds, err := google.FindDefaultCredentials(ctx, Scope)
-	if err != nil {
-		id.Error = "no application default credentials found"
-		ts = failingSource{err: bqerr.New(bqerr.AuthError, "the server has no Google credentials").
-			WithHint("Ask the user to run `gcloud auth application-default login`, or to set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, and restart the server.").
-			WithCause(err)}
-	} else {
-		ts = creds.TokenSource
-		id.Principal = principal(creds.JSON)
+	ts := opts.Source
+	if ts == nil {
+		creds, err := google.FindDefaultCredentials(ctx, Scope)
+		if err != nil {
+			id.Error = "no application default credentials found"
+			ts = failingSource{err: bqerr.New(bqerr.AuthError, "the server has no Google credentials").
+				WithHint("Ask the user to run `gcloud auth application-default login`, or to set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, and restart the server.").
+				WithCause(err)}
+		} else {
+			ts = creds.TokenSource
+			id.Principal = principal(creds.JSON)
+		}
 	}
-	return &http.Client{Transport: &oauth2.Transport{Source: oauth2.ReuseTokenSource(nil, ts), Base: base}}, id, nil
+	if opts.WrapTokenSource != nil {
+		ts = opts.WrapTokenSource(ts)
+	}
+	src := newCachingSource(ts)
+	return &http.Client{Transport: &transport{source: src, base: base}}, id, nil
 }
 
 // failingSource reports why there are no credentials on every call.

@@ -134,17 +134,17 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hc, id, err := auth.HTTPClient(ctx, cfg.Auth, cfg.Transport)
+	runner, err := resilience.NewExecutor(cfg.Resilience, cfg.ResilienceHooks)
+	if err != nil {
+		return nil, err
+	}
+	hc, id, err := auth.HTTPClient(ctx, auth.Options{Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource})
 	if err != nil {
 		return nil, err
 	}
 	// The guard goes on top, so every failure, token failures included,
 	// is final for the client library and retried only by resilience.
 	hc.Transport = &resilience.Transport{Base: hc.Transport}
-	runner, err := resilience.NewExecutor(cfg.Resilience, cfg.ResilienceHooks)
-	if err != nil {
-		return nil, err
-	}
 	opts := []option.ClientOption{option.WithHTTPClient(hc)}
 	if cfg.Endpoint != "" {
 		opts = append(opts, option.WithEndpoint(cfg.Endpoint))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
@@ -74,6 +75,17 @@ func (f *flagSet) intVar(p *int, name string, def int, text string) {
 	f.IntVar(p, name, def, f.usage(name, text))
 }
 
+func (f *flagSet) uintVar(p *uint, name string, def uint, text string) {
+	if v, ok := f.env(name); ok {
+		n, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			f.errs = append(f.errs, fmt.Errorf("%s=%q: want a whole number", envName(name), v))
+		}
+		def = uint(n)
+	}
+	f.UintVar(p, name, def, f.usage(name, text))
+}
+
 func (f *flagSet) int64Var(p *int64, name string, def int64, text string) {
 	if v, ok := f.env(name); ok {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -136,6 +148,10 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (*se
 		addr = ":" + port
 	}
 	authMode := string(auth.ADC)
+	// The flag package needs stable addresses; policies are copied back
+	// after parsing.
+	s.Resilience.Policies = map[resilience.Operation]resilience.Policy{}
+	policies := map[resilience.Operation]*resilience.Policy{}
 	fs.stringVar(&s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
 	fs.stringVar(&s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
 	fs.stringVar(&s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
@@ -148,6 +164,19 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (*se
 	fs.floatVar(&s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
 	fs.durationVar(&s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
 	fs.durationVar(&s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
+	// Retry policies, one set of flags per operation class.
+	for _, op := range resilience.Operations {
+		p := d.Resilience.Policies[op]
+		fs.intVar(&p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at BigQuery for one %s call, the first included", op))
+		fs.durationVar(&p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
+		fs.durationVar(&p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
+		policies[op] = &p
+	}
+	fs.uintVar(&s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's circuit breaker")
+	fs.durationVar(&s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
+	fs.uintVar(&s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
+	fs.durationVar(&s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
+	fs.durationVar(&s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
 	fs.stringVar(&s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
 	fs.stringVar(&s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 
@@ -165,6 +194,9 @@ func parseArgs(args []string, getenv func(string) string, stderr io.Writer) (*se
 	}
 	if len(fs.errs) > 0 {
 		return nil, fs.errs[0]
+	}
+	for op, p := range policies {
+		s.Resilience.Policies[op] = *p
 	}
 	explicitAuth := false
 	fs.Visit(func(f *flag.Flag) { explicitAuth = explicitAuth || f.Name == "auth" })

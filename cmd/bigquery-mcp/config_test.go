@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,18 +97,47 @@ func TestInvalidConfigFailsAtStartup(t *testing.T) {
 }
 
 func TestStdioServesUntilStdinCloses(t *testing.T) {
-	var stdout, stderr bytes.Buffer
-	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
-	err := run(context.Background(), []string{"--endpoint", "http://127.0.0.1:1", "--project", "p"}, env(nil), in, &stdout, &stderr)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"--endpoint", "http://127.0.0.1:1", "--project", "p"}, env(nil), inR, outW, &stderr)
+		outW.Close()
+	}()
+	fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	line, err := bufio.NewReader(outR).ReadString('\n')
 	if err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
+		t.Fatalf("reading the response: %v", err)
 	}
-	if !strings.Contains(stdout.String(), `"protocolVersion":"2025-06-18"`) {
-		t.Errorf("stdout = %q", stdout.String())
+	if !strings.Contains(line, `"protocolVersion":"2025-06-18"`) {
+		t.Errorf("stdout = %q", line)
 	}
-	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		if !strings.HasPrefix(line, `{"time"`) || !strings.Contains(line, `"severity":`) {
-			t.Errorf("stderr line is not a structured log: %q", line)
+	inW.Close() // the host going away ends the server cleanly
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !strings.HasPrefix(l, `{"time"`) || !strings.Contains(l, `"severity":`) {
+			t.Errorf("stderr line is not a structured log: %q", l)
 		}
 	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
