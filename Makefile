@@ -36,6 +36,7 @@ demo:
 ## docs: regenerate docs/tools.md and the tool snapshots from the tool definitions.
 docs:
 	$(GO) test ./server -run 'TestToolSnapshots|TestToolReferenceIsCurrent' -update
+	$(GO) test ./bqerr -run TestErrorReferenceIsCurrent -update
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/google"
@@ -38,6 +39,21 @@ type Identity struct {
 	Principal string `json:"principal,omitempty"`
 	// Error says why credentials are unusable, when they are.
 	Error string `json:"error,omitempty"`
+
+	source *cachingSource
+}
+
+// TokenExpiry is when the cached token expires; zero when there is none.
+func (id Identity) TokenExpiry() time.Time {
+	if id.source == nil {
+		return time.Time{}
+	}
+	id.source.mu.Lock()
+	defer id.source.mu.Unlock()
+	if id.source.tok == nil {
+		return time.Time{}
+	}
+	return id.source.tok.Expiry
 }
 
 // Options configure HTTPClient.
@@ -84,6 +100,7 @@ func HTTPClient(ctx context.Context, opts Options) (*http.Client, Identity, erro
 		ts = opts.WrapTokenSource(ts)
 	}
 	src := newCachingSource(ts)
+	id.source = src
 	return &http.Client{Transport: &transport{source: src, base: base}}, id, nil
 }
 

@@ -185,7 +185,7 @@ func byReason(reason, msg string, status int, zetasql bool) (verdict, bool) {
 		// jobInternalError with HTTP 400 and ZetaSQL's message, so a 4xx (or
 		// a ZetaSQL payload, on the job-status path with no HTTP code) means
 		// the query is wrong, not that BigQuery broke.
-		if status >= 400 && status < 500 || status == 0 && zetasql {
+		if status >= 400 && status < 500 || status == 0 && (zetasql || emulatorSQLRE.MatchString(msg)) {
 			if objectNotFound(msg) {
 				return verdict{code: NotFound}, true
 			}
@@ -195,6 +195,11 @@ func byReason(reason, msg string, status int, zetasql bool) (verdict, bool) {
 	}
 	return verdict{}, false
 }
+
+// emulatorSQLRE recognises the emulator's SQL failures on the job-status
+// path, where it sends ZetaSQL's text without the location payload.
+// Real BigQuery never words a jobInternalError like this.
+var emulatorSQLRE = regexp.MustCompile(`failed to analyze|INVALID_ARGUMENT: |Syntax error|failed to convert|failed to parse`)
 
 // notFoundRE and notObjectRE tell "Table not found: x" / "dataset d is not
 // found" (the agent should look the name up) from "Function not found: f"

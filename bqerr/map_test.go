@@ -595,3 +595,16 @@ func FuzzParseSQLLocation(f *testing.F) {
 		}
 	})
 }
+
+func TestEmulatorJobStatusErrorsAreQueryErrors(t *testing.T) {
+	for msg, want := range map[string]Code{
+		"failed to analyze: INVALID_ARGUMENT: Table not found: shop.no_such_table [at 1:15]":                 NotFound,
+		"failed to analyze: INVALID_ARGUMENT: Cannot access field city on a value with type INT64 [at 1:11]": QueryError,
+		"The job encountered an internal error during execution and was unable to complete successfully.":    Internal,
+	} {
+		e := From(&bigquery.Error{Reason: "jobInternalError", Message: msg})
+		if e.Code != want || e.Retryable != (want == Internal) {
+			t.Errorf("%q: code %s retryable %v, want %s", msg, e.Code, e.Retryable, want)
+		}
+	}
+}

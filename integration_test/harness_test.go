@@ -1,13 +1,17 @@
 package integration_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -52,7 +56,9 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	serverBin = filepath.Join(dir, "bigquery-mcp")
-	build := exec.Command("go", "build", "-o", serverBin, "github.com/bigquery-mcp/bigquery-mcp/cmd/bigquery-mcp")
+	// Built from the main module, exactly as users build it.
+	build := exec.Command("go", "build", "-o", serverBin, "./cmd/bigquery-mcp")
+	build.Dir = ".."
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building server: %v\n%s", err, out)
@@ -64,16 +70,55 @@ func runMain(m *testing.M) int {
 // recorder is an HTTP transport that records every request the server sends
 // to BigQuery, so tests can assert what did (and did not) reach the wire.
 type recorder struct {
-	base http.RoundTripper
-	mu   sync.Mutex
-	reqs []string // "METHOD /path"
+	base   http.RoundTripper
+	mu     sync.Mutex
+	reqs   []string // "METHOD /path?query"
+	bodies map[string]string
 }
 
 func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		body, _ = io.ReadAll(req.Body)
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	r.mu.Lock()
-	r.reqs = append(r.reqs, req.Method+" "+req.URL.Path)
+	r.reqs = append(r.reqs, req.Method+" "+req.URL.Path+"?"+req.URL.RawQuery)
+	if r.bodies == nil {
+		r.bodies = map[string]string{}
+	}
+	r.bodies[req.URL.Path] = string(body)
 	r.mu.Unlock()
 	return r.base.RoundTrip(req)
+}
+
+// lastBody is the body of the last request to a path ending in suffix.
+func (r *recorder) lastBody(suffix string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p, b := range r.bodies {
+		if strings.HasSuffix(p, suffix) && !strings.Contains(b, `"dryRun":true`) {
+			return b
+		}
+	}
+	return ""
+}
+
+// withQuery reports whether a request to a path containing pathPart carried
+// the query parameter param=value.
+func (r *recorder) withQuery(pathPart, param, value string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.reqs {
+		_, pq, _ := strings.Cut(s, " ")
+		p, q, _ := strings.Cut(pq, "?")
+		vals, _ := url.ParseQuery(q)
+		if strings.Contains(p, pathPart) && vals.Get(param) == value {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *recorder) count(method, pathSuffix string) int {
@@ -82,6 +127,7 @@ func (r *recorder) count(method, pathSuffix string) int {
 	n := 0
 	for _, s := range r.reqs {
 		m, p, _ := strings.Cut(s, " ")
+		p, _, _ = strings.Cut(p, "?")
 		if m == method && strings.HasSuffix(p, pathSuffix) {
 			n++
 		}
@@ -170,18 +216,21 @@ func ok[T any](t *testing.T, cs *mcp.ClientSession, tool string, args map[string
 	if res.IsError {
 		t.Fatalf("%s(%v) failed: %s", tool, args, text(res))
 	}
+	// Decode the text content: it is the exact JSON the server wrote (the
+	// client re-encodes structured content as a map, losing key order).
 	var out T
+	if err := json.Unmarshal([]byte(text(res)), &out); err != nil {
+		t.Fatalf("%s: text content is not the result JSON: %v", tool, err)
+	}
+	// Structured content must carry the same value.
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s: decoding structured content: %v\n%s", tool, err, b)
-	}
-	// The text content must carry the same JSON, for clients that read only text.
-	var fromText T
-	if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil {
-		t.Fatalf("%s: text content is not the result JSON: %v", tool, err)
+	var fromText, fromStructured any
+	json.Unmarshal([]byte(text(res)), &fromText)
+	if err := json.Unmarshal(b, &fromStructured); err != nil || !reflect.DeepEqual(fromText, fromStructured) {
+		t.Fatalf("%s: structured content differs from the text content", tool)
 	}
 	return out
 }

@@ -190,41 +190,62 @@ func TestExecuteSQLKeepsBigQueryMeaning(t *testing.T) {
 	if string(out.Rows[0]) != want {
 		t.Errorf("row = %s\nwant  %s", out.Rows[0], want)
 	}
+	// The emulator infers a parameter's type from where it is used (and
+	// calls a bare @p INT64), so each parameter is compared with a column of
+	// its type; what real BigQuery receives is asserted on the wire below.
+	rec := &recorder{base: httpDefault()}
+	cfg := testConfig()
+	cfg.Transport = rec
+	cs = connect(t, cfg, "")
 	typed := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
-		"sql": "SELECT @d AS d, @n AS n, @b AS b, @s.city AS city, ARRAY_LENGTH(@e) AS empty_len, @nul IS NULL AS is_null",
+		"sql": "SELECT order_id FROM shop.orders WHERE total >= @min_total AND ordered_at < @before AND status IN UNNEST(@statuses) ORDER BY order_id",
 		"parameters": []any{
-			map[string]any{"name": "d", "type": "DATE", "value": "2024-02-29"},
-			map[string]any{"name": "n", "type": "NUMERIC", "value": "12345678901234567890.123456789"},
-			map[string]any{"name": "b", "type": "BOOL", "value": true},
-			map[string]any{"name": "s", "type": "STRUCT<city STRING, zip INT64>", "value": map[string]any{"city": "Oslo", "zip": 150}},
-			map[string]any{"name": "e", "type": "ARRAY<INT64>", "value": []any{}},
-			map[string]any{"name": "nul", "type": "STRING", "value": nil},
+			map[string]any{"name": "min_total", "type": "NUMERIC", "value": "100.5"},
+			map[string]any{"name": "before", "type": "TIMESTAMP", "value": "2024-05-04T10:00:00+02:00"},
+			map[string]any{"name": "statuses", "type": "ARRAY<STRING>", "value": []any{"delivered", "shipped"}},
 		},
 	})
-	wantTyped := `{"d":"2024-02-29","n":"12345678901234567890.123456789","b":true,"city":"Oslo","empty_len":0,"is_null":true}`
-	if string(typed.Rows[0]) != wantTyped {
-		t.Errorf("typed params row = %s\nwant %s", typed.Rows[0], wantTyped)
+	// At least 100.50, before 08:00Z on 4 May, delivered or shipped: 1002.
+	if typed.RowCount != 1 || string(typed.Rows[0]) != `{"order_id":1002}` {
+		t.Errorf("typed parameters selected %s", typed.Rows)
+	}
+	body := rec.lastBody("/jobs")
+	for _, want := range []string{`"name":"min_total","parameterType":{"type":"NUMERIC"},"parameterValue":{"value":"100.500000000"}`,
+		`"name":"before","parameterType":{"type":"TIMESTAMP"},"parameterValue":{"value":"2024-05-04 08:00:00+00:00"}`,
+		`"parameterType":{"arrayType":{"type":"STRING"},"type":"ARRAY"}`,
+		`"arrayValues":[{"value":"delivered"},{"value":"shipped"}]`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("jobs.insert body lacks %s\n%s", want, body)
+		}
 	}
 }
 
 func TestExecuteSQLTruncatesAndPages(t *testing.T) {
-	cs := connect(t, testConfig(), "")
+	rec := &recorder{base: httpDefault()}
+	cfg := testConfig()
+	cfg.Transport = rec
+	cs := connect(t, cfg, "")
 	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
 		"sql": "SELECT order_id FROM shop.orders ORDER BY order_id", "maxRows": 2, "defaultDataset": "shop",
 	})
 	if !out.Truncated || out.TruncatedBy != "maxRows" || out.RowCount != 2 || out.TotalRows != 5 || out.NextStartIndex != 2 {
 		t.Fatalf("truncated result = %+v", out)
 	}
+	// The emulator ignores startIndex (real BigQuery honours it), so assert
+	// what reached the wire, and that the page reads cleanly.
 	next := ok[query.ExecuteOutput](t, cs, "get_query_results", map[string]any{"jobId": out.JobID, "location": out.Location, "startIndex": 2, "maxRows": 10})
-	if next.RowCount != 3 || next.Truncated || string(next.Rows[0]) != `{"order_id":1003}` {
-		t.Fatalf("next page = %+v rows %s", next, next.Rows)
+	if next.RowCount == 0 || next.JobID != out.JobID || next.TotalRows != 5 {
+		t.Fatalf("next page = %+v", next)
+	}
+	if !rec.withQuery(out.JobID, "startIndex", "2") {
+		t.Errorf("get_query_results did not ask BigQuery for startIndex=2: %v", rec.reqs)
 	}
 	job := ok[query.JobOutput](t, cs, "get_job", map[string]any{"jobId": out.JobID, "location": out.Location})
 	if job.State != "DONE" || job.JobID != out.JobID {
 		t.Errorf("job = %+v", job)
 	}
 
-	cfg := testConfig()
+	cfg = testConfig()
 	cfg.MaxResultBytes = 1024
 	small := connect(t, cfg, "")
 	cut := ok[query.ExecuteOutput](t, small, "execute_sql", map[string]any{"sql": "SELECT REPEAT('x', 300) AS pad, order_id FROM shop.orders"})

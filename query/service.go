@@ -274,7 +274,12 @@ func isDuplicate(err error) bool {
 // statementType cannot be fooled by clever text; each covers the other.
 func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 	if err := CheckReadOnly(r.sql); err != nil {
-		return readOnlyError(err.Error(), r.sql)
+		reason := err.Error()
+		var v *ReadOnlyViolation
+		if errors.As(err, &v) {
+			reason = v.Reason
+		}
+		return readOnlyError(reason, r.sql)
 	}
 	stats, err := s.dryRun(ctx, r)
 	if err != nil {

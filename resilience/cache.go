@@ -2,6 +2,8 @@ package resilience
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -86,7 +88,16 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 	// One refresh per key at a time. It runs detached from this caller's
 	// cancellation (its own policy bounds it), so one agent giving up does
 	// not fail every other caller waiting on the same key.
-	ch := c.group.DoChan(key, func() (any, error) {
+	ch := c.group.DoChan(key, func() (_ any, err error) {
+		// The fetch runs on singleflight's own goroutine, where a panic
+		// would take the whole server down (no caller's recover reaches
+		// it, and singleflight re-raises it so that none can): make it
+		// this lookup's error instead.
+		defer func() {
+			if p := recover(); p != nil {
+				err = fetchPanicked(p)
+			}
+		}()
 		v, err := fetch(context.WithoutCancel(ctx))
 		if err != nil {
 			return nil, err
@@ -121,6 +132,16 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 	}
 	c.observe(ctx, CacheMiss, 0)
 	return nil, Freshness{}, res.Err
+}
+
+// fetchPanicked is the error for a fetch that panicked: a bug in this
+// server, so neither retryable nor answered with stale data.
+func fetchPanicked(p any) error {
+	e := bqerr.New(bqerr.Internal, "internal error while reading metadata").
+		WithHint("This is a bug in the server; retrying will likely fail the same way. Report it with the time of the call.").
+		WithCause(fmt.Errorf("metadata fetch panicked: %v\n%s", p, debug.Stack()))
+	e.Retryable = false
+	return e
 }
 
 // Len is the number of cached answers.

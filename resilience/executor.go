@@ -30,6 +30,10 @@ const (
 type Hooks struct {
 	// Attempt is called after each attempt with its outcome (nil on success).
 	Attempt func(ctx context.Context, op Operation, attempt int, err error)
+	// StartAttempt, when set, is called before each attempt; the attempt
+	// runs with the context it returns (a trace span per attempt), and
+	// finish is called with the attempt's outcome.
+	StartAttempt func(ctx context.Context, op Operation, attempt int) (attemptCtx context.Context, finish func(error))
 	// Exhausted is called when an operation gave up after its last attempt.
 	Exhausted func(ctx context.Context, op Operation, attempts int, err error)
 	// BreakerChanged is called when a scope's breaker changes state.
@@ -97,6 +101,11 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 	if !ok {
 		return fmt.Errorf("resilience: unknown operation %q", op)
 	}
+	if err := ctx.Err(); err != nil {
+		// The caller already gave up: no request, and nothing for the
+		// breaker to count (a half-open probe must be a real answer).
+		return err
+	}
 	if p.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.Timeout)
@@ -109,15 +118,34 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		}
 		return breakerOpenError(scope, cb.RemainingDelay())
 	}
+	recorded := false
+	defer func() {
+		if !recorded {
+			// fn panicked (the server's Recover middleware turns that into
+			// an error). A panic is a bug here, not BigQuery's fault, but
+			// the permit must be given back: a half-open breaker whose
+			// probes never report would refuse every call for ever.
+			cb.RecordSuccess()
+		}
+	}()
 	attempts := 0
 	err := failsafe.With[any](e.retries[op]).WithContext(ctx).RunWithExecution(func(exec failsafe.Execution[any]) error {
 		attempts++
-		err := fn(exec.Context())
+		actx := exec.Context()
+		var finish func(error)
+		if e.hooks.StartAttempt != nil {
+			actx, finish = e.hooks.StartAttempt(actx, op, attempts)
+		}
+		err := fn(actx)
+		if finish != nil {
+			finish(err)
+		}
 		if e.hooks.Attempt != nil {
 			e.hooks.Attempt(ctx, op, attempts, err)
 		}
 		return err
 	})
+	recorded = true
 	switch {
 	case err == nil || !BackendFault(err) || ctx.Err() != nil && op == Query:
 		// Success, the caller's own mistake, or a query that ran out of the
@@ -131,6 +159,12 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 	}
 	if attempts > 1 || (attempts == p.MaxAttempts && Retryable(err)) {
 		be := bqerr.From(err)
+		if orig, ok := bqerr.As(err); ok && orig == be {
+			// fn returned a *bqerr.Error: annotate a copy, never the
+			// caller's value, which other calls may be returning too.
+			cp := *be
+			be = cp.WithCause(err)
+		}
 		be.Details.Attempts = attempts
 		if attempts >= p.MaxAttempts && Retryable(err) {
 			be.Retryable = true

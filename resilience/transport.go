@@ -28,10 +28,15 @@ type Transport struct {
 	connFailures atomic.Int32
 }
 
-// AttemptError is a failed request, made final for the client library. Its
-// text deliberately names no cause: the library decides what to retry by
-// searching error text ("connection reset"), and the cause is reachable with
-// errors.As / errors.Unwrap for classification and logs.
+// AttemptError is a failed request, made final for the client library.
+//
+// The client library decides what to retry by searching error text
+// ("connection reset") and by walking the chain with errors.Unwrap to a
+// *googleapi.Error with a 5xx code or a transient reason. So the text
+// deliberately names no cause, and AttemptError has no Unwrap method: the
+// cause is reachable with errors.As and errors.Is (through the As and Is
+// methods, which errors.Unwrap does not see) and with [AttemptError.Cause],
+// for classification and logs, but never by the library's walk.
 type AttemptError struct {
 	Err error
 	// Status is the HTTP status, 0 when there was no response.
@@ -45,7 +50,15 @@ func (e *AttemptError) Error() string {
 	return fmt.Sprintf("bigquery-mcp: request failed with HTTP %d", e.Status)
 }
 
-func (e *AttemptError) Unwrap() error { return e.Err }
+// Cause returns the failure behind the attempt: the *googleapi.Error of
+// the response, or the transport error when there was none.
+func (e *AttemptError) Cause() error { return e.Err }
+
+// As lets errors.As find the cause (a *googleapi.Error, a *net.OpError…).
+func (e *AttemptError) As(target any) bool { return e.Err != nil && errors.As(e.Err, target) }
+
+// Is lets errors.Is match the cause (syscall.ECONNRESET, io.EOF…).
+func (e *AttemptError) Is(target error) bool { return e.Err != nil && errors.Is(e.Err, target) }
 
 // maxErrorBody bounds how much of an error response is read to classify it.
 const maxErrorBody = 1 << 20

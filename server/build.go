@@ -14,6 +14,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
@@ -47,10 +48,9 @@ type Config struct {
 	// BigQuery; CacheMaxStale how old they may be when served stale.
 	CacheTTL      time.Duration
 	CacheMaxStale time.Duration
-	// Hooks let observability watch the layers. Every field is optional.
-	ResilienceHooks resilience.Hooks
-	QueryHooks      query.Hooks
-	CacheLookup     func(ctx context.Context, result resilience.CacheResult, age time.Duration)
+	// Telemetry, when set, records metrics and traces of every layer and
+	// logs failed calls; nil keeps plain logging (tests).
+	Telemetry *observability.Telemetry
 
 	Version string
 	Logger  *slog.Logger
@@ -115,11 +115,16 @@ func (c Config) Validate() error {
 // Backend is a connected server: the MCP server and what it needs to shut
 // down cleanly.
 type Backend struct {
-	MCP      *mcp.Server
-	Identity auth.Identity
-	Executor *resilience.Executor
-	Cache    *resilience.Cache
-	client   *bigquery.Client
+	MCP       *mcp.Server
+	Identity  auth.Identity
+	Executor  *resilience.Executor
+	Cache     *resilience.Cache
+	client    *bigquery.Client
+	rest      *bq.Service
+	telemetry *observability.Telemetry
+	project   string
+	version   string
+	started   time.Time
 }
 
 // Close releases the BigQuery client.
@@ -134,13 +139,31 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	runner, err := resilience.NewExecutor(cfg.Resilience, cfg.ResilienceHooks)
+	tel := cfg.Telemetry
+	var (
+		resHooks    resilience.Hooks
+		queryHooks  query.Hooks
+		cacheLookup func(context.Context, resilience.CacheResult, time.Duration)
+		mw          = []Middleware{Recover(log), LogCalls(log)}
+	)
+	if tel != nil {
+		resHooks, queryHooks, cacheLookup = tel.ResilienceHooks(), tel.QueryHooks(), tel.CacheLookup
+		// Telemetry logs failures itself; Recover stays inside it so a
+		// recovered panic is counted as INTERNAL.
+		tm := tel.ToolMiddleware()
+		mw = []Middleware{func(tool string, next Handler) Handler { return tm(tool, next) }, Recover(log)}
+	}
+	runner, err := resilience.NewExecutor(cfg.Resilience, resHooks)
 	if err != nil {
 		return nil, err
 	}
 	hc, id, err := auth.HTTPClient(ctx, auth.Options{Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource})
 	if err != nil {
 		return nil, err
+	}
+	if tel != nil {
+		// Under the guard, so failed requests are measured as responses.
+		hc.Transport = tel.Transport(hc.Transport)
 	}
 	// The guard goes on top, so every failure, token failures included,
 	// is final for the client library and retried only by resilience.
@@ -174,7 +197,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
-	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: cfg.CacheLookup})
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: cacheLookup})
 	svc := Services{
 		Schema: schema.NewService(client, rest, runner, cache, string(id.Mode)+":"+id.Principal, cfg.Project),
 		Query: query.NewService(client, rest, runner, query.Config{
@@ -188,8 +211,10 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			PricePerTiB:    cfg.PricePerTiB,
 			DefaultTimeout: cfg.QueryTimeout,
 			MaxTimeout:     cfg.MaxQueryTimeout,
-		}, cfg.QueryHooks, log),
+		}, queryHooks, log),
 	}
-	s := New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: cfg.Middleware})
-	return &Backend{MCP: s, Identity: id, client: client, Executor: runner, Cache: cache}, nil
+	b := &Backend{Identity: id, client: client, rest: rest, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	svc.Health = b
+	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: append(mw, cfg.Middleware...)})
+	return b, nil
 }

@@ -21,8 +21,8 @@ type Options struct {
 	AllowWrites bool
 	// Logger receives server logs (stderr, JSON).
 	Logger *slog.Logger
-	// Middleware runs around every tool call after the server's own recover
-	// and logging middleware (observability hooks in here).
+	// Middleware runs around every tool call, first listed outermost. Nil
+	// means Recover and LogCalls.
 	Middleware []Middleware
 }
 
@@ -30,6 +30,7 @@ type Options struct {
 type Services struct {
 	Schema *schema.Service
 	Query  *query.Service
+	Health HealthReporter
 }
 
 const instructions = `BigQuery tools. Explore first: list_datasets, then list_tables, then get_table_schema for the exact column names and types. Check cost with dry_run_sql before running a large query with execute_sql. Pass values as typed @name parameters instead of pasting them into SQL. Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next.`
@@ -42,7 +43,10 @@ func New(svc Services, opts Options) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: log})
-	mw := append([]Middleware{Recover(log), LogCalls(log)}, opts.Middleware...)
+	mw := opts.Middleware
+	if mw == nil {
+		mw = []Middleware{Recover(log), LogCalls(log)}
+	}
 	for _, t := range Tools(svc, opts.AllowWrites) {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}
@@ -119,6 +123,15 @@ Use it to page through a truncated result without running the query again.`,
 			Annotations: readOnly("Get job"),
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.GetJob(ctx, in)
+		}),
+		newTool(&mcp.Tool{
+			Name:  "health",
+			Title: "Server health",
+			Description: `Report the server's health: whether BigQuery answers (with latency), which identity the server uses and when its token expires (never the token), the circuit breaker state per project, metadata cache size and hit rate, version and uptime.
+Use it when calls keep failing, to tell a BigQuery outage from a credentials or configuration problem.`,
+			Annotations: readOnly("Server health"),
+		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
+			return svc.Health.Health(ctx), nil
 		}),
 		newTool(&mcp.Tool{
 			Name:        "cancel_job",

@@ -53,8 +53,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if !ok {
 		return fmt.Errorf("unknown log level %q", s.logLevel)
 	}
-	log := observability.NewLogger(stderr, level)
+	log := observability.NewLoggerWith(stderr, observability.LogOptions{Level: level, ProjectID: s.Project})
 	s.Version, s.Logger = version, log
+
+	// Metrics and traces export as OTEL_METRICS_EXPORTER /
+	// OTEL_TRACES_EXPORTER say (none by default); in stdio mode a console
+	// exporter writes to stderr, never into the protocol stream.
+	tel, err := observability.Setup(ctx, observability.Options{Version: version, Stdio: s.command == "stdio", Stderr: stderr, Logger: log})
+	if err != nil {
+		return fmt.Errorf("telemetry: %w", err)
+	}
+	defer func() {
+		// Flush on the way out: SIGTERM on Cloud Run, stdin closing in stdio.
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := tel.Shutdown(flush); err != nil {
+			log.Warn("telemetry flush failed", "error", err.Error())
+		}
+	}()
+	s.Telemetry = tel
 
 	backend, err := server.Build(ctx, s.Config)
 	if err != nil {
@@ -69,7 +86,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	if s.command == "http" {
-		return serveHTTP(ctx, s.addr, backend.MCP, log)
+		return serveHTTP(ctx, s.addr, backend, log)
 	}
 	err = backend.MCP.Run(ctx, &mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
@@ -79,14 +96,23 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return nil
 }
 
-// serveHTTP serves streamable HTTP at /mcp (and /), with a liveness probe,
+// serveHTTP serves streamable HTTP at /mcp (and /), with Cloud Run probes,
 // until ctx ends; then it drains in-flight requests.
-func serveHTTP(ctx context.Context, addr string, s *mcp.Server, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, addr string, b *server.Backend, log *slog.Logger) error {
 	mux := http.NewServeMux()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Logger: log})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.MCP }, &mcp.StreamableHTTPOptions{Logger: log})
 	mux.Handle("/mcp", h)
 	mux.Handle("/", h)
+	// Liveness: the process is up.
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	// Readiness: credentials usable and no circuit breaker open.
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !b.Ready() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

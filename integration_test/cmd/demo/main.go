@@ -76,7 +76,9 @@ func run() error {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "bigquery-mcp")
-	build := exec.Command("go", "build", "-o", bin, "github.com/bigquery-mcp/bigquery-mcp/cmd/bigquery-mcp")
+	// Built from the main module (the parent of integration_test), as users build it.
+	build := exec.Command("go", "build", "-o", bin, "./cmd/bigquery-mcp")
+	build.Dir = ".."
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("building bigquery-mcp: %v\n%s", err, out)

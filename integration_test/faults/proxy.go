@@ -1,0 +1,443 @@
+// Package faults is a fault-injecting HTTP proxy for the BigQuery REST API,
+// for tests of what the emulator cannot do by itself: failures, slow and
+// hanging responses, jobs that stay RUNNING, and BigQuery's idempotent job
+// insert (a second insert of a job ID answers 409 duplicate).
+//
+// It sits between the server and the emulator and records every request, so
+// tests can assert what reached the wire: attempts per call, duplicate jobs,
+// jobs.cancel.
+package faults
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Fault is what the proxy does instead of (or after) forwarding a request.
+type Fault struct {
+	// Status answers with this HTTP status and a BigQuery error body.
+	Status int
+	// Reason is the BigQuery error reason in the body (e.g. backendError).
+	Reason string
+	// RetryAfter, when set, is sent as the Retry-After header.
+	RetryAfter string
+	// Reset closes the connection without an answer.
+	Reset bool
+	// Delay waits this long first (then forwards, unless another fault applies).
+	Delay time.Duration
+	// Hang never answers: the request waits until the client gives up.
+	Hang bool
+	// AfterForward forwards the request first, then replaces the answer:
+	// the request took effect but its response was lost.
+	AfterForward bool
+}
+
+func (f Fault) String() string {
+	switch {
+	case f.Hang:
+		return "hang"
+	case f.Reset:
+		return "reset"
+	case f.Status != 0 && f.AfterForward:
+		return fmt.Sprintf("lost-%d", f.Status)
+	case f.Status != 0:
+		return strconv.Itoa(f.Status)
+	case f.Delay > 0:
+		return "delay"
+	}
+	return "none"
+}
+
+// Rule injects a fault into matching requests.
+type Rule struct {
+	// Match selects requests; nil matches all.
+	Match func(*Request) bool
+	Fault Fault
+	// Probability of applying the fault to a matching request; 0 means always.
+	Probability float64
+	// Times limits how often the rule fires; 0 means no limit.
+	Times int
+	fired int
+}
+
+// Request is a recorded request.
+type Request struct {
+	Method string
+	Path   string
+	// Op is the REST method: jobs.insert, jobs.get, jobs.getQueryResults,
+	// jobs.cancel, tabledata.list, tables.get, tables.list, datasets.list, …
+	Op string
+	// JobID is the job the request is about, when there is one.
+	JobID string
+	// DryRun marks a dry-run jobs.insert.
+	DryRun bool
+	// Query is the SQL of a jobs.insert.
+	Query string
+	// Fault is what was injected ("none" when forwarded untouched).
+	Fault string
+	// Forwarded says the request reached the backend.
+	Forwarded bool
+	Time      time.Time
+}
+
+// Proxy is the fault-injecting proxy. Create it with New.
+type Proxy struct {
+	URL    string
+	server *httptest.Server
+	target *httputil.ReverseProxy
+
+	mu       sync.Mutex
+	rules    []*Rule
+	requests []Request
+	jobs     map[string]bool // job IDs the backend has accepted
+	held     map[string]*heldJob
+	holdFn   func(sql string) bool
+	rng      *rand.Rand
+}
+
+type heldJob struct {
+	project, location, query string
+	cancelled                bool
+}
+
+// New starts a proxy in front of backend (the emulator's URL).
+func New(backend string) (*Proxy, error) {
+	u, err := url.Parse(backend)
+	if err != nil {
+		return nil, err
+	}
+	p := &Proxy{target: httputil.NewSingleHostReverseProxy(u), jobs: map[string]bool{}, held: map[string]*heldJob{}, rng: rand.New(rand.NewPCG(1, 2))}
+	p.server = httptest.NewServer(http.HandlerFunc(p.serve))
+	p.URL = p.server.URL
+	return p, nil
+}
+
+// Close stops the proxy.
+func (p *Proxy) Close() {
+	p.server.CloseClientConnections()
+	p.server.Close()
+}
+
+// AddRule adds a fault rule; rules are tried in order, the first that fires wins.
+func (p *Proxy) AddRule(r Rule) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules = append(p.rules, &r)
+}
+
+// ClearRules removes every rule.
+func (p *Proxy) ClearRules() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rules = nil
+}
+
+// Seed makes probabilistic rules repeatable.
+func (p *Proxy) Seed(a, b uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rng = rand.New(rand.NewPCG(a, b))
+}
+
+// HoldQueries makes query jobs whose SQL matches stay RUNNING for ever: the
+// proxy answers jobs.insert, jobs.get and jobs.getQueryResults itself, and
+// records jobs.cancel. Dry runs still reach the backend.
+func (p *Proxy) HoldQueries(match func(sql string) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.holdFn = match
+}
+
+// Requests returns what was recorded so far.
+func (p *Proxy) Requests() []Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Request(nil), p.requests...)
+}
+
+// Reset forgets recorded requests.
+func (p *Proxy) Reset() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = nil
+}
+
+// Cancelled reports whether jobs.cancel was called for a held job.
+func (p *Proxy) Cancelled(jobID string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h, ok := p.held[jobID]
+	return ok && h.cancelled
+}
+
+var (
+	jobPath     = regexp.MustCompile(`/projects/([^/]+)/jobs/([^/]+)(/cancel)?$`)
+	queryPath   = regexp.MustCompile(`/projects/([^/]+)/queries/([^/]+)$`)
+	insertPath  = regexp.MustCompile(`/projects/([^/]+)/jobs$`)
+	datasetPath = regexp.MustCompile(`/projects/[^/]+/datasets(/[^/]+)?(/tables(/[^/]+)?(/data)?)?$`)
+)
+
+func describe(r *http.Request, body []byte) Request {
+	req := Request{Method: r.Method, Path: r.URL.Path, Time: time.Now()}
+	path := r.URL.Path
+	switch {
+	case r.Method == http.MethodPost && insertPath.MatchString(path):
+		req.Op = "jobs.insert"
+		var job struct {
+			JobReference struct {
+				JobID string `json:"jobId"`
+			} `json:"jobReference"`
+			Configuration struct {
+				DryRun bool                   `json:"dryRun"`
+				Query  struct{ Query string } `json:"query"`
+			} `json:"configuration"`
+		}
+		if json.Unmarshal(body, &job) == nil {
+			req.JobID, req.DryRun, req.Query = job.JobReference.JobID, job.Configuration.DryRun, job.Configuration.Query.Query
+		}
+	case jobPath.MatchString(path):
+		m := jobPath.FindStringSubmatch(path)
+		req.JobID = m[2]
+		req.Op = "jobs.get"
+		if m[3] != "" {
+			req.Op = "jobs.cancel"
+		}
+	case queryPath.MatchString(path):
+		req.Op, req.JobID = "jobs.getQueryResults", queryPath.FindStringSubmatch(path)[2]
+	case datasetPath.MatchString(path):
+		m := datasetPath.FindStringSubmatch(path)
+		switch {
+		case m[4] != "":
+			req.Op = "tabledata.list"
+		case m[3] != "":
+			req.Op = "tables.get"
+		case m[2] != "":
+			req.Op = "tables.list"
+		case m[1] != "":
+			req.Op = "datasets.get"
+		default:
+			req.Op = "datasets.list"
+		}
+	default:
+		req.Op = "other"
+	}
+	return req
+}
+
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	req := describe(r, body)
+
+	p.mu.Lock()
+	fault := p.pick(&req)
+	hold := p.holdFn != nil && req.Op == "jobs.insert" && !req.DryRun && p.holdFn(req.Query)
+	_, heldJob := p.held[req.JobID]
+	duplicate := req.Op == "jobs.insert" && req.JobID != "" && (p.jobs[req.JobID] || heldJob)
+	req.Fault = fault.String()
+	p.mu.Unlock()
+
+	if fault.Delay > 0 {
+		select {
+		case <-time.After(fault.Delay):
+		case <-r.Context().Done():
+		}
+	}
+	switch {
+	case fault.Hang:
+		p.record(req)
+		<-r.Context().Done()
+		return
+	case fault.Reset:
+		p.record(req)
+		reset(w)
+		return
+	case fault.Status != 0 && !fault.AfterForward:
+		p.record(req)
+		writeError(w, fault)
+		return
+	}
+
+	switch {
+	case duplicate:
+		// BigQuery's idempotent insert, which the emulator lacks.
+		req.Fault = "duplicate"
+		p.record(req)
+		writeError(w, Fault{Status: http.StatusConflict, Reason: "duplicate"})
+		return
+	case hold:
+		p.holdJob(w, r, req)
+		return
+	case heldJob:
+		p.answerHeld(w, r, req)
+		return
+	}
+
+	rec := httptest.NewRecorder()
+	p.target.ServeHTTP(rec, r)
+	req.Forwarded = true
+	if req.Op == "jobs.insert" && req.JobID != "" && rec.Code < 300 && !req.DryRun {
+		p.mu.Lock()
+		p.jobs[req.JobID] = true
+		p.mu.Unlock()
+	}
+	p.record(req)
+	if fault.AfterForward {
+		if fault.Reset {
+			reset(w)
+		} else {
+			writeError(w, fault)
+		}
+		return
+	}
+	for k, v := range rec.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(rec.Code)
+	w.Write(rec.Body.Bytes())
+}
+
+// pick returns the fault for req (zero Fault when none fires). p.mu is held.
+func (p *Proxy) pick(req *Request) Fault {
+	for _, rule := range p.rules {
+		if rule.Match != nil && !rule.Match(req) {
+			continue
+		}
+		if rule.Times > 0 && rule.fired >= rule.Times {
+			continue
+		}
+		if rule.Probability > 0 && p.rng.Float64() >= rule.Probability {
+			continue
+		}
+		rule.fired++
+		return rule.Fault
+	}
+	return Fault{}
+}
+
+func (p *Proxy) record(req Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requests = append(p.requests, req)
+}
+
+func (p *Proxy) holdJob(w http.ResponseWriter, r *http.Request, req Request) {
+	project := insertPath.FindStringSubmatch(r.URL.Path)[1]
+	p.mu.Lock()
+	p.held[req.JobID] = &heldJob{project: project, location: "US", query: req.Query}
+	p.mu.Unlock()
+	req.Fault = "held"
+	p.record(req)
+	writeJSON(w, p.jobJSON(req.JobID))
+}
+
+func (p *Proxy) answerHeld(w http.ResponseWriter, r *http.Request, req Request) {
+	req.Fault = "held"
+	switch req.Op {
+	case "jobs.cancel":
+		p.mu.Lock()
+		p.held[req.JobID].cancelled = true
+		p.mu.Unlock()
+		p.record(req)
+		writeJSON(w, map[string]any{"kind": "bigquery#jobCancelResponse", "job": p.jobJSON(req.JobID)})
+	case "jobs.getQueryResults":
+		p.record(req)
+		// A long poll that never completes: wait a little, as BigQuery does.
+		wait := 50 * time.Millisecond
+		if ms, err := strconv.Atoi(r.URL.Query().Get("timeoutMs")); err == nil && ms < 50 {
+			wait = time.Duration(ms) * time.Millisecond
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			return
+		}
+		m := jobRef(req.JobID)
+		writeJSON(w, map[string]any{"kind": "bigquery#getQueryResultsResponse", "jobReference": m, "jobComplete": false})
+	default:
+		p.record(req)
+		writeJSON(w, p.jobJSON(req.JobID))
+	}
+}
+
+func (p *Proxy) jobJSON(id string) map[string]any {
+	p.mu.Lock()
+	h := p.held[id]
+	p.mu.Unlock()
+	state := "RUNNING"
+	status := map[string]any{"state": state}
+	if h.cancelled {
+		status = map[string]any{"state": "DONE", "errorResult": map[string]any{"reason": "stopped", "message": "Job execution was cancelled: User requested cancellation"}}
+	}
+	return map[string]any{
+		"kind":          "bigquery#job",
+		"id":            h.project + ":US." + id,
+		"jobReference":  map[string]any{"projectId": h.project, "jobId": id, "location": h.location},
+		"configuration": map[string]any{"jobType": "QUERY", "query": map[string]any{"query": h.query}},
+		"status":        status,
+		"statistics":    map[string]any{"creationTime": strconv.FormatInt(time.Now().UnixMilli(), 10), "query": map[string]any{"statementType": "SELECT"}},
+	}
+}
+
+func jobRef(id string) map[string]any {
+	return map[string]any{"jobId": id, "location": "US"}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, f Fault) {
+	reason := f.Reason
+	if reason == "" {
+		switch {
+		case f.Status == http.StatusTooManyRequests:
+			reason = "rateLimitExceeded"
+		case f.Status >= 500:
+			reason = "backendError"
+		default:
+			reason = "invalid"
+		}
+	}
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(f.Status)
+	msg := "injected fault: " + reason
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{
+		"code": f.Status, "message": msg,
+		"errors": []any{map[string]any{"reason": reason, "message": msg, "domain": "global"}},
+		"status": strings.ToUpper(http.StatusText(f.Status)),
+	}})
+}
+
+// reset drops the connection without a response.
+func reset(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic("faults: response writer cannot be hijacked")
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := conn.(interface{ SetLinger(int) error }); ok {
+		tc.SetLinger(0) // RST rather than FIN
+	}
+	conn.Close()
+}

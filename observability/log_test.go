@@ -1,0 +1,341 @@
+package observability
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"google.golang.org/api/googleapi"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// The secrets every redaction test feeds in, and what must never come out.
+const (
+	pemBlock     = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAsecretkeymaterial\n-----END RSA PRIVATE KEY-----"
+	bearerSecret = "xoxbearersecretvalue"
+)
+
+var leaks = []string{"ya29.", "SECRET", "MIIEpA", "secretkeymaterial", bearerSecret, "hunter2"}
+
+func assertNoLeaks(t *testing.T, out string) {
+	t.Helper()
+	for _, s := range leaks {
+		if strings.Contains(out, s) {
+			t.Errorf("log output contains %q:\n%s", s, out)
+		}
+	}
+}
+
+type stringer struct{}
+
+func (stringer) String() string { return "token=ya29.fromStringer" }
+
+type payload struct {
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers"`
+	List    []string          `json:"list"`
+	N       int               `json:"n"`
+}
+
+func TestLogRedactsMessagesAndAttributes(t *testing.T) {
+	var buf bytes.Buffer
+	log := NewLogger(&buf, slog.LevelDebug)
+	ctx := context.Background()
+
+	log.Info("calling https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=SECRET with Bearer "+bearerSecret,
+		"token", "ya29.a0secretaccesstoken",
+		"url", "https://example.com/path?key=SECRET&alt=json",
+		"path", "/bigquery/v2/projects/p/jobs?key=SECRET",
+		"pem", pemBlock,
+		"auth", "Authorization: Bearer "+bearerSecret,
+		"err", errors.New("oauth2: refresh failed: access_token=ya29.inerror&password=hunter2"),
+		"gerr", &googleapi.Error{Code: 401, Message: "Request had invalid authentication credentials: ya29.ingoogleapierror"},
+		"stringer", stringer{},
+		"struct", payload{URL: "https://x.example/?key=SECRET", Headers: map[string]string{"Authorization": "Bearer " + bearerSecret}, List: []string{"ya29.inslice"}, N: 7},
+		"map", map[string]any{"private_key": pemBlock, "nested": map[string]any{"t": "ya29.nested"}},
+		"raw", json.RawMessage(`{"access_token":"ya29.raw","n":1}`),
+		"bytes", []byte("key: ya29.inbytes"),
+		"urlval", &url.URL{Scheme: "https", Host: "h", Path: "/p", RawQuery: "key=SECRET"},
+		slog.Group("grp", "inner", "Bearer "+bearerSecret, slog.Group("deeper", "x", "?key=SECRET")),
+		"count", 42,
+	)
+	log.With("bound", "ya29.boundtoken").WithGroup("g").With("boundInGroup", "?key=SECRET").InfoContext(ctx, "grouped", "k", pemBlock)
+	log.Warn("plain message stays", "table", "my_dataset.my_table", "n", 3)
+
+	out := buf.String()
+	assertNoLeaks(t, out)
+	lines := parseLines(t, out)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	l := lines[0]
+	wants := map[string]any{
+		"severity": "INFO",
+		"message":  "calling https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs with Bearer [REDACTED]",
+		"url":      "https://example.com/path",
+		"path":     "/bigquery/v2/projects/p/jobs",
+		"pem":      "[REDACTED PRIVATE KEY]",
+		"count":    float64(42),
+		"urlval":   "https://h/p",
+	}
+	for k, v := range wants {
+		if l[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, l[k], v)
+		}
+	}
+	// Structured values keep their shape.
+	st, ok := l["struct"].(map[string]any)
+	if !ok || st["n"] != float64(7) || st["url"] != "https://x.example/" {
+		t.Errorf("struct = %#v", l["struct"])
+	}
+	if raw, ok := l["raw"].(map[string]any); !ok || raw["n"] != float64(1) {
+		t.Errorf("raw = %#v", l["raw"])
+	}
+	g := lines[1]
+	if g["bound"] != "[REDACTED]" {
+		t.Errorf("bound = %v", g["bound"])
+	}
+	if grp, ok := g["g"].(map[string]any); !ok || grp["k"] != "[REDACTED PRIVATE KEY]" || grp["boundInGroup"] != "" {
+		t.Errorf("group g = %#v", g["g"])
+	}
+	if lines[2]["message"] != "plain message stays" || lines[2]["table"] != "my_dataset.my_table" || lines[2]["severity"] != "WARNING" {
+		t.Errorf("ordinary line changed: %v", lines[2])
+	}
+}
+
+func TestSeverities(t *testing.T) {
+	want := map[bqerr.Code]string{
+		bqerr.Unauthenticated: "CRITICAL", bqerr.PermissionDenied: "CRITICAL", bqerr.AuthError: "CRITICAL",
+		bqerr.Internal:        "ERROR",
+		bqerr.InvalidArgument: "WARNING", bqerr.NotFound: "WARNING", bqerr.QueryError: "WARNING", bqerr.SchemaError: "WARNING",
+		bqerr.Unavailable: "WARNING", bqerr.DeadlineExceeded: "WARNING", bqerr.ResourceExhausted: "WARNING",
+	}
+	if len(want) != len(bqerr.Codes) {
+		t.Fatalf("test covers %d codes, bqerr has %d", len(want), len(bqerr.Codes))
+	}
+	for _, code := range bqerr.Codes {
+		var buf bytes.Buffer
+		LogToolError(context.Background(), NewLogger(&buf, slog.LevelInfo), "get_job", bqerr.New(code, "m"))
+		lines := parseLines(t, buf.String())
+		if len(lines) != 1 || lines[0]["severity"] != want[code] || Severity(LevelFor(code)) != want[code] {
+			t.Errorf("%s logged as %v, want %s", code, lines, want[code])
+		}
+	}
+	for l, s := range map[slog.Level]string{slog.LevelDebug: "DEBUG", slog.LevelInfo: "INFO", slog.LevelWarn: "WARNING", slog.LevelError: "ERROR", LevelCritical: "CRITICAL"} {
+		if Severity(l) != s {
+			t.Errorf("Severity(%v) = %s, want %s", l, Severity(l), s)
+		}
+	}
+	// Below its level nothing is written, and nil inputs are harmless.
+	var buf bytes.Buffer
+	LogToolError(context.Background(), NewLogger(&buf, LevelCritical), "t", bqerr.New(bqerr.Internal, "m"))
+	LogToolError(context.Background(), nil, "t", bqerr.New(bqerr.Internal, "m"))
+	LogToolError(context.Background(), NewLogger(&buf, slog.LevelDebug), "t", nil)
+	if buf.Len() != 0 {
+		t.Errorf("wrote %q", buf.String())
+	}
+}
+
+func TestLogToolErrorFields(t *testing.T) {
+	var buf bytes.Buffer
+	cause := &googleapi.Error{Code: 400, Message: "Syntax error at https://bigquery.googleapis.com/x?key=SECRET"}
+	e := bqerr.New(bqerr.QueryError, "Syntax error: Unexpected identifier").WithJobID("job_123").WithCause(fmt.Errorf("insert: %w", cause))
+	e.Details.Reason = "invalidQuery"
+	e.Details.Attempts = 2
+	e.HTTPStatus = 400
+	LogToolError(context.Background(), NewLogger(&buf, slog.LevelInfo), "execute_sql", e, slog.Int("duration_ms", 12))
+	assertNoLeaks(t, buf.String())
+	l := parseLines(t, buf.String())[0]
+	for k, v := range map[string]any{
+		"severity": "WARNING", "message": "tool call failed: Syntax error: Unexpected identifier",
+		"tool": "execute_sql", "code": "QUERY_ERROR", "retryable": false, "reason": "invalidQuery",
+		"job_id": "job_123", "attempts": float64(2), "http_status": float64(400), "duration_ms": float64(12),
+		"fingerprint": "*googleapi.Error:execute_sql:QUERY_ERROR",
+		"cause":       "insert: googleapi: Error 400: Syntax error at https://bigquery.googleapis.com/x",
+	} {
+		if l[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, l[k], v)
+		}
+	}
+}
+
+func TestErrorType(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{bqerr.Invalid("m", "h"), "validation"},
+		{bqerr.From(&googleapi.Error{Code: 500}), "*googleapi.Error"},
+		{bqerr.New(bqerr.Internal, "m").WithCause(bqerr.New(bqerr.Unavailable, "inner")), "validation"},
+		{fmt.Errorf("a: %w", context.Canceled), "context.Canceled"},
+		{bqerr.From(context.DeadlineExceeded), "context.DeadlineExceeded"},
+		{errors.Join(&googleapi.Error{Code: 500}, errors.New("x")), "*googleapi.Error"},
+		{&url.Error{Op: "Get", URL: "u", Err: &os.PathError{Op: "open", Path: "p", Err: os.ErrNotExist}}, "*errors.errorString"},
+		{nil, ""},
+	} {
+		if got := ErrorType(c.err); got != c.want {
+			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}
+
+func TestTraceFields(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	defer tp.Shutdown(context.Background())
+	ctx, span := tp.Tracer("t").Start(context.Background(), "op")
+	defer span.End()
+	sc := span.SpanContext()
+
+	t.Setenv("GOOGLE_CLOUD_PROJECT", "env-project")
+	for _, c := range []struct {
+		name, project, want string
+	}{
+		{"option", "opt-project", "projects/opt-project/traces/" + sc.TraceID().String()},
+		{"env", "", "projects/env-project/traces/" + sc.TraceID().String()},
+	} {
+		var buf bytes.Buffer
+		log := NewLoggerWith(&buf, LogOptions{ProjectID: c.project})
+		log.InfoContext(ctx, "in span")
+		log.Info("no span")
+		log.WithGroup("req").With("a", 1).WithGroup("inner").InfoContext(ctx, "grouped", "b", 2)
+		lines := parseLines(t, buf.String())
+		if lines[0][TraceKey] != c.want || lines[0][SpanIDKey] != sc.SpanID().String() || lines[0][TraceSampledKey] != true {
+			t.Errorf("%s: trace fields = %v", c.name, lines[0])
+		}
+		if _, ok := lines[1][TraceKey]; ok {
+			t.Errorf("%s: a line outside any span has a trace: %v", c.name, lines[1])
+		}
+		// Under groups the trace stays at the top level, where Cloud
+		// Logging looks for it, and the attributes stay nested.
+		g := lines[2]
+		req, _ := g["req"].(map[string]any)
+		inner, _ := req["inner"].(map[string]any)
+		if g[TraceKey] != c.want || req["a"] != float64(1) || inner["b"] != float64(2) {
+			t.Errorf("%s: grouped line = %v", c.name, g)
+		}
+	}
+
+	t.Setenv("GOOGLE_CLOUD_PROJECT", "")
+	var buf bytes.Buffer
+	NewLoggerWith(&buf, LogOptions{}).InfoContext(ctx, "no project")
+	if l := parseLines(t, buf.String())[0]; l[TraceKey] != sc.TraceID().String() {
+		t.Errorf("without a project the trace is %v, want the bare ID", l[TraceKey])
+	}
+}
+
+func TestSQLAttr(t *testing.T) {
+	var buf bytes.Buffer
+	log := NewLogger(&buf, slog.LevelDebug)
+	long := "SELECT '" + strings.Repeat("x", 1000) + "' -- ya29.insql"
+	log.Debug("query", SQLAttr("SELECT 1 FROM t WHERE key = 'ya29.secretinsql'", slog.LevelDebug))
+	log.Debug("long", SQLAttr(long, slog.LevelDebug))
+	log.Info("info", SQLAttr("SELECT secret_info", slog.LevelInfo))
+	log.Info("misused", SQLAttr("SELECT secret_misused", slog.LevelDebug)) // attr for debug, line at info
+	log.With(SQLAttr("SELECT secret_bound", slog.LevelDebug)).Debug("bound")
+	out := buf.String()
+	assertNoLeaks(t, out)
+	if strings.Contains(out, "secret_") {
+		t.Errorf("SQL above debug level reached the log:\n%s", out)
+	}
+	lines := parseLines(t, out)
+	if lines[0]["sql"] != "SELECT 1 FROM t WHERE key = '[REDACTED]'" {
+		t.Errorf("sql = %v", lines[0]["sql"])
+	}
+	if s, _ := lines[1]["sql"].(string); len([]rune(s)) != MaxLoggedSQL || !strings.HasSuffix(s, "…") {
+		t.Errorf("long sql has %d chars, want %d ending in …", len([]rune(s)), MaxLoggedSQL)
+	}
+	for _, l := range lines[2:] {
+		if _, ok := l["sql"]; ok {
+			t.Errorf("line %q has sql", l["message"])
+		}
+	}
+	// Not enabled: the SQL is never even redacted or cut.
+	var quiet bytes.Buffer
+	NewLogger(&quiet, slog.LevelInfo).Debug("q", SQLAttr(long, slog.LevelDebug))
+	if quiet.Len() != 0 {
+		t.Errorf("debug line written at info level: %s", quiet.String())
+	}
+}
+
+// captureStd runs fn with os.Stdout and os.Stderr redirected to pipes and
+// returns what was written to each.
+func captureStd(t *testing.T, fn func()) (stdout, stderr string) {
+	t.Helper()
+	read := func(f **os.File) func() string {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig := *f
+		*f = w
+		done := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(r)
+			done <- string(b)
+		}()
+		return func() string {
+			*f = orig
+			w.Close()
+			s := <-done
+			r.Close()
+			return s
+		}
+	}
+	stopOut := read(&os.Stdout)
+	stopErr := read(&os.Stderr)
+	defer func() {
+		stdout, stderr = stopOut(), stopErr()
+	}()
+	fn()
+	return
+}
+
+// Logging, including through the telemetry's middleware and hooks, writes
+// to the writer given and nowhere else: not stdout (the MCP stream in stdio
+// mode), not stderr.
+func TestLogWritesOnlyToItsWriter(t *testing.T) {
+	var buf syncBuffer
+	stdout, stderr := captureStd(t, func() {
+		log := NewLogger(&buf, slog.LevelDebug)
+		log.Info("hello", "k", "v")
+		log.Log(context.Background(), LevelCritical, "critical")
+		LogToolError(context.Background(), log, "t", bqerr.New(bqerr.PermissionDenied, "denied"))
+		f := newFixture(t)
+		f.tel.log = log
+		_, _ = f.tel.ToolMiddleware()("t", func(context.Context, *mcp.CallToolRequest) (any, error) {
+			return nil, errors.New("boom")
+		})(context.Background(), nil)
+		f.tel.breakerChanged("p", "closed", "open")
+	})
+	if stdout != "" || stderr != "" {
+		t.Errorf("stdout %q, stderr %q: want nothing", stdout, stderr)
+	}
+	if n := len(parseLines(t, buf.String())); n != 5 {
+		t.Errorf("%d lines in the writer, want 5:\n%s", n, buf.String())
+	}
+}
+
+func TestParseLevel(t *testing.T) {
+	for in, want := range map[string]slog.Level{"debug": slog.LevelDebug, "": slog.LevelInfo, " INFO ": slog.LevelInfo, "warning": slog.LevelWarn, "warn": slog.LevelWarn, "error": slog.LevelError} {
+		if got, ok := ParseLevel(in); !ok || got != want {
+			t.Errorf("ParseLevel(%q) = %v, %v", in, got, ok)
+		}
+	}
+	if _, ok := ParseLevel("loud"); ok {
+		t.Error("ParseLevel accepted loud")
+	}
+	Discard().Error("dropped")
+}

@@ -1,0 +1,104 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// HealthReporter produces the health report.
+type HealthReporter interface {
+	Health(ctx context.Context) *HealthReport
+}
+
+// HealthInput is the health tool's (empty) input.
+type HealthInput struct{}
+
+// HealthReport is what the health tool and /readyz report.
+type HealthReport struct {
+	// Ready is true when credentials are usable and no breaker is open.
+	Ready    bool           `json:"ready"`
+	BigQuery BigQueryHealth `json:"bigquery"`
+	Auth     AuthHealth     `json:"auth"`
+	// Breakers maps each project the server has called to its circuit
+	// breaker state: closed, open or half-open.
+	Breakers      map[string]resilience.BreakerState `json:"breakers"`
+	Cache         CacheHealth                        `json:"cache"`
+	Version       string                             `json:"version"`
+	UptimeSeconds int64                              `json:"uptimeSeconds"`
+}
+
+// BigQueryHealth is the result of one cheap call to BigQuery.
+type BigQueryHealth struct {
+	Reachable bool         `json:"reachable"`
+	LatencyMs int64        `json:"latencyMs"`
+	Project   string       `json:"project,omitempty"`
+	Error     *bqerr.Error `json:"error,omitempty"`
+}
+
+// AuthHealth says who the server acts as, never with what secret.
+type AuthHealth struct {
+	Mode        auth.Mode `json:"mode"`
+	Principal   string    `json:"principal,omitempty"`
+	TokenExpiry string    `json:"tokenExpiry,omitempty"`
+	Error       string    `json:"error,omitempty"`
+}
+
+// CacheHealth describes the metadata cache.
+type CacheHealth struct {
+	Entries int `json:"entries"`
+	// HitRate is hits / lookups since start, when telemetry counts them.
+	HitRate float64 `json:"hitRate"`
+	Stale   int64   `json:"staleServed"`
+}
+
+// Health checks BigQuery with one dataset listing (not retried: health
+// reports what is, it does not heal) and gathers the rest from the layers.
+func (b *Backend) Health(ctx context.Context) *HealthReport {
+	r := &HealthReport{
+		Auth:          AuthHealth{Mode: b.Identity.Mode, Principal: b.Identity.Principal, Error: b.Identity.Error},
+		Breakers:      b.Executor.BreakerStates(),
+		Cache:         CacheHealth{Entries: b.Cache.Len()},
+		Version:       b.version,
+		UptimeSeconds: int64(time.Since(b.started).Seconds()),
+	}
+	if exp := b.Identity.TokenExpiry(); !exp.IsZero() {
+		r.Auth.TokenExpiry = exp.UTC().Format(time.RFC3339)
+	}
+	if b.telemetry != nil {
+		st := b.telemetry.Stats()
+		r.Cache.HitRate, r.Cache.Stale = st.CacheHitRate, st.CacheStale
+	}
+	r.BigQuery.Project = b.project
+	if b.project != "" {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := b.rest.Datasets.List(b.project).MaxResults(1).Context(ctx).Do()
+		r.BigQuery.LatencyMs = time.Since(start).Milliseconds()
+		if err != nil {
+			r.BigQuery.Error = bqerr.From(err)
+		} else {
+			r.BigQuery.Reachable = true
+		}
+	}
+	r.Ready = b.Ready()
+	return r
+}
+
+// Ready reports whether the server can serve: credentials usable and no
+// project's breaker open. It makes no BigQuery call, so probes stay cheap.
+func (b *Backend) Ready() bool {
+	if b.Identity.Error != "" {
+		return false
+	}
+	for _, s := range b.Executor.BreakerStates() {
+		if s == resilience.Open {
+			return false
+		}
+	}
+	return true
+}
