@@ -12,13 +12,13 @@ import (
 
 func TestParseType(t *testing.T) {
 	for in, want := range map[string]string{
-		"int64":                                  "INT64",
-		"INTEGER":                                "INT64",
-		" string(10) ":                           "STRING",
-		"NUMERIC(10, 2)":                         "NUMERIC",
-		"ARRAY<STRING>":                          "ARRAY<STRING>",
-		"array< date >":                          "ARRAY<DATE>",
-		"STRUCT<id INT64, tags ARRAY<STRING>>":   "STRUCT<id INT64, tags ARRAY<STRING>>",
+		"int64":                                "INT64",
+		"INTEGER":                              "INT64",
+		" string(10) ":                         "STRING",
+		"NUMERIC(10, 2)":                       "NUMERIC",
+		"ARRAY<STRING>":                        "ARRAY<STRING>",
+		"array< date >":                        "ARRAY<DATE>",
+		"STRUCT<id INT64, tags ARRAY<STRING>>": "STRUCT<id INT64, tags ARRAY<STRING>>",
 		"ARRAY<STRUCT<a BOOL, b STRUCT<c JSON>>>": "ARRAY<STRUCT<a BOOL, b STRUCT<c JSON>>>",
 	} {
 		typ, err := ParseType(in)

@@ -115,20 +115,25 @@ func (c Config) Validate() error {
 // Backend is a connected server: the MCP server and what it needs to shut
 // down cleanly.
 type Backend struct {
-	MCP       *mcp.Server
-	Identity  auth.Identity
-	Executor  *resilience.Executor
-	Cache     *resilience.Cache
-	client    *bigquery.Client
-	rest      *bq.Service
-	telemetry *observability.Telemetry
-	project   string
-	version   string
-	started   time.Time
+	MCP        *mcp.Server
+	Identity   auth.Identity
+	Executor   *resilience.Executor
+	Cache      *resilience.Cache
+	client     *bigquery.Client
+	rest       *bq.Service
+	httpClient *http.Client
+	telemetry  *observability.Telemetry
+	project    string
+	version    string
+	started    time.Time
 }
 
-// Close releases the BigQuery client.
-func (b *Backend) Close() error { return b.client.Close() }
+// Close releases the BigQuery client and its connections.
+func (b *Backend) Close() error {
+	err := b.client.Close()
+	b.httpClient.CloseIdleConnections()
+	return err
+}
 
 // Build connects to BigQuery and returns the MCP server.
 func Build(ctx context.Context, cfg Config) (*Backend, error) {
@@ -213,7 +218,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			MaxTimeout:     cfg.MaxQueryTimeout,
 		}, queryHooks, log),
 	}
-	b := &Backend{Identity: id, client: client, rest: rest, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: append(mw, cfg.Middleware...)})
 	return b, nil

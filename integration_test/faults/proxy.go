@@ -65,6 +65,8 @@ type Rule struct {
 	// Match selects requests; nil matches all.
 	Match func(*Request) bool
 	Fault Fault
+	// Mix, when set, replaces Fault: each firing picks one at random.
+	Mix []Fault
 	// Probability of applying the fault to a matching request; 0 means always.
 	Probability float64
 	// Times limits how often the rule fires; 0 means no limit.
@@ -323,6 +325,9 @@ func (p *Proxy) pick(req *Request) Fault {
 			continue
 		}
 		rule.fired++
+		if len(rule.Mix) > 0 {
+			return rule.Mix[p.rng.IntN(len(rule.Mix))]
+		}
 		return rule.Fault
 	}
 	return Fault{}
