@@ -7,6 +7,7 @@ require (
 	github.com/bigquery-mcp/bigquery-mcp v0.0.0-00010101000000-000000000000
 	github.com/goccy/bigquery-emulator v0.6.6
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	go.uber.org/goleak v1.3.0
 	google.golang.org/api v0.310.0
 )
 

@@ -49,14 +49,15 @@ func fastConfig(p *faults.Proxy) server.Config {
 	return cfg
 }
 
-// injected are the transient faults of the fault mix: HTTP errors with and
-// without Retry-After (0 s, so the test does not wait), resets, and answers
-// lost after BigQuery acted on the request.
+// injected are the transient faults of the fault mix: HTTP errors, resets,
+// and answers lost after BigQuery acted on the request. (Retry-After is
+// honoured, and tested, in the resilience package; here it would only make
+// the run slow.)
 var injected = []faults.Fault{
 	{Status: 503},
 	{Status: 500, Reason: "backendError"},
 	{Status: 500, Reason: "internalError"},
-	{Status: 429, RetryAfter: "0"},
+	{Status: 429},
 	{Status: 403, Reason: "rateLimitExceeded"},
 	{Status: 502},
 	{Reset: true},
@@ -76,7 +77,7 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 	type tally struct{ calls, ok int }
 	results := map[string]*tally{}
 	maxPerRequest := map[string]int{}
-	const metadataCalls, queryCalls = 1500, 250
+	const metadataCalls, queryCalls = 1200, 150
 	for i := range metadataCalls + queryCalls {
 		tool, args := "get_table_schema", map[string]any{"table": "shop.orders"}
 		switch {
@@ -111,7 +112,9 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 		counts := map[string]int{}
 		inserts := map[string]int{}
 		for _, r := range p.Requests() {
-			key := r.Op + " " + r.Path
+			// One logical request: the same method, path and parameters
+			// (waiting for a job and reading its rows differ in parameters).
+			key := r.Op + " " + r.Path + "?" + r.RawQuery
 			if r.Op == "jobs.insert" {
 				key = fmt.Sprintf("jobs.insert dry=%v", r.DryRun)
 				if r.Forwarded && !r.DryRun {
@@ -144,7 +147,11 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 		}
 	}
 	t.Logf("most attempts seen for one request: %v", maxPerRequest)
-	if maxPerRequest["tables.get /projects/demo-project/datasets/shop/tables/orders"] < 2 {
+	retried := false
+	for _, n := range maxPerRequest {
+		retried = retried || n > 1
+	}
+	if !retried {
 		t.Error("no request was ever retried: the fault mix did not bite")
 	}
 }
@@ -258,7 +265,10 @@ func TestStaleMetadataDuringOutageButNeverForDenialOrNotFound(t *testing.T) {
 }
 
 func TestQueryTimeoutCancelsTheJob(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	// Registered first, so it runs after every other cleanup has closed
+	// the session, the server and the proxy.
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
 	p := startProxy(t)
 	p.HoldQueries(func(sql string) bool { return strings.Contains(sql, "/* hold */") })
 	cs := connect(t, fastConfig(p), "")
@@ -273,7 +283,6 @@ func TestQueryTimeoutCancelsTheJob(t *testing.T) {
 	if elapsed := time.Since(start); elapsed > 20*time.Second {
 		t.Errorf("a 1 s timeout took %s", elapsed)
 	}
-	cs.Close()
 }
 
 // heldJob waits until the proxy holds a job and returns its ID.

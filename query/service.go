@@ -220,25 +220,34 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	if err != nil {
 		return nil, s.fail(ctx, err, r, q.JobID, q.Location)
 	}
+	if st := job.LastStatus(); st != nil && st.Done() && st.Err() != nil {
+		return nil, s.fail(ctx, st.Err(), r, job.ID(), job.Location())
+	}
+	// Reading waits for the job to finish (Job.Read polls
+	// getQueryResults), so no separate Job.Wait: it would send the same
+	// polls again and double the requests of every query.
+	out := &ExecuteOutput{JobID: job.ID(), Location: job.Location()}
+	if err := s.readRows(ctx, job, 0, r.maxRows, out); err != nil {
+		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
+	}
 	var status *bigquery.JobStatus
 	err = s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
-		status, err = job.Wait(ctx)
+		status, err = job.Status(ctx)
 		return err
 	})
-	if err != nil {
-		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
-	}
-	if err := status.Err(); err != nil {
-		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
-	}
-	out := &ExecuteOutput{JobID: job.ID(), Location: job.Location()}
-	addStats(out, status)
-	if s.hooks.JobDone != nil {
-		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
-	}
-	if err := s.readRows(ctx, job, 0, r.maxRows, out); err != nil {
-		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
+	switch {
+	case err != nil:
+		// The rows are in hand; only the statistics are missing.
+		s.log.WarnContext(ctx, "job statistics unavailable", "job_id", job.ID(), "error", bqerr.Redact(err.Error()))
+		out.Warning = strings.TrimSpace(out.Warning + " Job statistics (bytes processed and billed, cache hit) could not be read; see get_job.")
+	case status.Err() != nil:
+		return nil, s.fail(ctx, status.Err(), r, job.ID(), job.Location())
+	default:
+		addStats(out, status)
+		if s.hooks.JobDone != nil {
+			s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
+		}
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil

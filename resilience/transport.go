@@ -72,7 +72,7 @@ var transientReasons = map[string]bool{
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.base()
-	resp, err := base.RoundTrip(req)
+	resp, err := base.RoundTrip(oneShot(req))
 	if err != nil {
 		if req.Context().Err() == nil && t.connFailures.Add(1) >= 2 {
 			// The same connections keep failing: start the next attempt on
@@ -99,6 +99,23 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	return nil, &AttemptError{Err: gerr, Status: resp.StatusCode}
+}
+
+// oneShot stops net/http from silently sending a request again. It replays
+// a bodiless GET on a fresh connection when a pooled one broke before any
+// answer arrived, which would make one of our attempts two at the wire. A
+// request with a body it cannot rewind is never replayed, so a GET gets an
+// empty one-shot body (sent as no body at all: the transport sees it is
+// empty before writing).
+func oneShot(req *http.Request) *http.Request {
+	if req.Body != nil && req.Body != http.NoBody {
+		return req // POSTs are not replayed: not idempotent by method
+	}
+	r := req.Clone(req.Context())
+	r.Body = io.NopCloser(bytes.NewReader(nil))
+	r.GetBody = nil
+	r.ContentLength = 0
+	return r
 }
 
 func (t *Transport) base() http.RoundTripper {

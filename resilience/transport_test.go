@@ -525,3 +525,34 @@ func TestExecutorWithTransportAndRealClient(t *testing.T) {
 		}
 	})
 }
+
+// A GET whose pooled connection breaks before any answer must not be sent a
+// second time by net/http behind our back: one attempt, one request.
+func TestTransportStopsNetHTTPReplayingGETs(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Write([]byte("{}")) // first request: fine, leaves a pooled connection
+			return
+		}
+		conn, _, _ := w.(http.Hijacker).Hijack()
+		conn.Close() // second request: the connection dies with no answer
+	}))
+	defer srv.Close()
+	base := srv.Client().Transport.(*http.Transport).Clone()
+	defer base.CloseIdleConnections()
+	c := &http.Client{Transport: &Transport{Base: base}}
+	for i := range 2 {
+		resp, err := c.Get(srv.URL)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if i == 1 && err == nil {
+			t.Fatal("second request should fail")
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("server saw %d requests, want 2 (no silent replay)", n)
+	}
+}

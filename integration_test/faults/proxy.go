@@ -78,6 +78,8 @@ type Rule struct {
 type Request struct {
 	Method string
 	Path   string
+	// RawQuery is the URL's query string (paging, maxResults, startIndex).
+	RawQuery string
 	// Op is the REST method: jobs.insert, jobs.get, jobs.getQueryResults,
 	// jobs.cancel, tabledata.list, tables.get, tables.list, datasets.list, …
 	Op string
@@ -96,9 +98,10 @@ type Request struct {
 
 // Proxy is the fault-injecting proxy. Create it with New.
 type Proxy struct {
-	URL    string
-	server *httptest.Server
-	target *httputil.ReverseProxy
+	URL       string
+	server    *httptest.Server
+	target    *httputil.ReverseProxy
+	transport *http.Transport
 
 	mu       sync.Mutex
 	rules    []*Rule
@@ -120,7 +123,9 @@ func New(backend string) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{target: httputil.NewSingleHostReverseProxy(u), jobs: map[string]bool{}, held: map[string]*heldJob{}, rng: rand.New(rand.NewPCG(1, 2))}
+	p := &Proxy{target: httputil.NewSingleHostReverseProxy(u), transport: http.DefaultTransport.(*http.Transport).Clone(),
+		jobs: map[string]bool{}, held: map[string]*heldJob{}, rng: rand.New(rand.NewPCG(1, 2))}
+	p.target.Transport = p.transport
 	p.server = httptest.NewServer(http.HandlerFunc(p.serve))
 	p.URL = p.server.URL
 	return p, nil
@@ -130,6 +135,7 @@ func New(backend string) (*Proxy, error) {
 func (p *Proxy) Close() {
 	p.server.CloseClientConnections()
 	p.server.Close()
+	p.transport.CloseIdleConnections()
 }
 
 // AddRule adds a fault rule; rules are tried in order, the first that fires wins.
@@ -192,7 +198,7 @@ var (
 )
 
 func describe(r *http.Request, body []byte) Request {
-	req := Request{Method: r.Method, Path: r.URL.Path, Time: time.Now()}
+	req := Request{Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Time: time.Now()}
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && insertPath.MatchString(path):
