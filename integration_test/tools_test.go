@@ -265,6 +265,12 @@ func TestExecuteSQLErrors(t *testing.T) {
 		t.Errorf("invalid SQL error should echo the query and point at the line: %+v", e)
 	}
 
+	// A typo in the first keyword is a syntax error to fix, not a write to refuse.
+	e = fails(t, cs, "execute_sql", map[string]any{"sql": "SELEC order_id FROM shop.orders"})
+	if e.Code != bqerr.QueryError || e.Details.Location == nil || e.Details.Location.Line != 1 {
+		t.Errorf("typo SELEC: %+v", e)
+	}
+
 	e = fails(t, cs, "execute_sql", map[string]any{"sql": "SELECT * FROM shop.no_such_table"})
 	if e.Code != bqerr.NotFound || !strings.Contains(e.Hint, "list_tables") {
 		t.Errorf("unknown table: %+v", e)

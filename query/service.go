@@ -109,7 +109,8 @@ type ExecuteOutput struct {
 	// query produced.
 	RowCount  int    `json:"rowCount"`
 	TotalRows uint64 `json:"totalRows"`
-	// Truncated is true when TotalRows > RowCount; TruncatedBy says which
+	// Truncated is true when a limit cut the rows (TotalRows > RowCount
+	// without Incomplete); TruncatedBy says which
 	// limit cut the rows: "maxRows" or "maxResultBytes".
 	Truncated   bool   `json:"truncated"`
 	TruncatedBy string `json:"truncatedBy,omitempty"`
@@ -287,6 +288,15 @@ func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 		var v *ReadOnlyViolation
 		if errors.As(err, &v) {
 			reason = v.Reason
+			if v.Statements <= 1 && !writeKeywords[v.Keyword] {
+				// Not a recognisable write: most likely a typo ("SELEC")
+				// or unfinished SQL. BigQuery's syntax error (with line and
+				// column) helps the agent more than "read-only"; a dry run
+				// never executes anything.
+				if _, derr := s.dryRun(ctx, r); derr != nil {
+					return s.fail(ctx, derr, r, "", "")
+				}
+			}
 		}
 		return readOnlyError(reason, r.sql)
 	}
@@ -298,6 +308,13 @@ func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 		return readOnlyError(fmt.Sprintf("BigQuery reports a %s statement", st), r.sql)
 	}
 	return nil
+}
+
+// writeKeywords start statements that are refused without a round trip.
+var writeKeywords = map[string]bool{
+	"INSERT": true, "UPDATE": true, "DELETE": true, "MERGE": true, "TRUNCATE": true, "CREATE": true, "DROP": true,
+	"ALTER": true, "UNDROP": true, "EXPORT": true, "LOAD": true, "CALL": true, "DECLARE": true, "SET": true, "BEGIN": true,
+	"EXECUTE": true, "GRANT": true, "REVOKE": true, "ASSERT": true, "COMMIT": true, "ROLLBACK": true, "RAISE": true,
 }
 
 func readOnlyError(reason, sql string) error {

@@ -92,7 +92,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("connecting to bigquery-mcp: %w\n%s", err, serverLog.String())
 	}
-	defer cs.Close()
+	defer cs.Close() // no-op after the explicit Close below
 	init := cs.InitializeResult()
 	fmt.Printf("Connected to %s %s over stdio (protocol %s)\n", init.ServerInfo.Name, init.ServerInfo.Version, init.ProtocolVersion)
 
@@ -122,8 +122,13 @@ func run() error {
 			}
 		}
 	}
+	// Closing stdin ends the server, which flushes its telemetry: with
+	// OTEL_METRICS_EXPORTER=console the metrics appear in its stderr.
+	if err := cs.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, "closing the session:", err)
+	}
 	if serverLog.Len() > 0 {
-		fmt.Printf("\n── The server's own log (stderr) for those failures:\n%s", serverLog.String())
+		fmt.Printf("\n── The server's own output on stderr (JSON logs; metrics and spans when OTEL_*_EXPORTER=console):\n%s", serverLog.String())
 	}
 	return nil
 }

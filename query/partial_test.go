@@ -1,0 +1,386 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// fakeRows is how many rows the fake query produces (n = 0..fakeRows-1).
+const fakeRows = 5
+
+// fakePageRows is the most rows the fake serves per page, whatever
+// maxResults asks for, as BigQuery does when a page would be too large. It
+// makes the client page: the row at index 2 starts the second page.
+const fakePageRows = 2
+
+// fakeBigQuery answers just enough of the BigQuery REST API for the real
+// client to insert a query job, read its rows through getQueryResults and
+// fetch its statistics with jobs.get.
+//
+// Row pages are counted by the row they start at, whether the client asked
+// with startIndex or with a page token (the fake's tokens are "row-N", the
+// page starting at row N). failPage decides, per request, whether the page
+// fails with HTTP 503 backendError; attempt counts from 1 per start row.
+type fakeBigQuery struct {
+	t        *testing.T
+	failPage func(start, attempt int) bool
+
+	mu       sync.Mutex
+	requests []string    // method, path and query of every request
+	pages    map[int]int // row pages requested, by start row
+	byToken  map[int]int // of those, the ones asked for by page token
+}
+
+func newFakeBigQuery(t *testing.T, failPage func(start, attempt int) bool) *fakeBigQuery {
+	return &fakeBigQuery{t: t, failPage: failPage, pages: map[int]int{}, byToken: map[int]int{}}
+}
+
+func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	line := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
+	f.mu.Lock()
+	f.requests = append(f.requests, line)
+	f.mu.Unlock()
+	f.t.Logf("fake bigquery: %s", line)
+
+	switch path := r.URL.Path; {
+	case r.Method == http.MethodPost && path == "/projects/p/jobs":
+		f.insert(w, r)
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
+		f.queryResults(w, r, strings.TrimPrefix(path, "/projects/p/queries/"))
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
+		writeJSON(w, http.StatusOK, fakeJob(&bq.JobReference{ProjectId: "p", JobId: strings.TrimPrefix(path, "/projects/p/jobs/")}, nil))
+	default:
+		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+	}
+}
+
+// insert is jobs.insert: the job is done at once.
+func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request) {
+	var job bq.Job
+	if err := json.NewDecoder(r.Body).Decode(&job); err != nil || job.JobReference == nil || job.Configuration == nil || job.Configuration.Query == nil {
+		writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", fmt.Sprintf("bad job insert: %v", err)))
+		return
+	}
+	writeJSON(w, http.StatusOK, fakeJob(job.JobReference, job.Configuration))
+}
+
+func fakeJob(ref *bq.JobReference, cfg *bq.JobConfiguration) *bq.Job {
+	if cfg == nil {
+		cfg = &bq.JobConfiguration{Query: &bq.JobConfigurationQuery{Query: "SELECT n FROM t"}}
+	}
+	now := time.Now().UnixMilli()
+	return &bq.Job{
+		Id:            ref.ProjectId + ":" + ref.JobId,
+		JobReference:  ref,
+		Configuration: cfg,
+		Status:        &bq.JobStatus{State: "DONE"},
+		Statistics: &bq.JobStatistics{
+			CreationTime:        now - 20,
+			StartTime:           now - 10,
+			EndTime:             now,
+			TotalBytesProcessed: 1000,
+			Query: &bq.JobStatistics2{
+				StatementType:       "SELECT",
+				TotalBytesProcessed: 1000,
+				TotalBytesBilled:    10 << 20,
+			},
+		},
+	}
+}
+
+var fakeSchema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER", Mode: "NULLABLE"}}}
+
+// queryResults is jobs.getQueryResults: with maxResults=0 the client only
+// waits for the job; otherwise it reads a page of rows.
+func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobID string) {
+	q := r.URL.Query()
+	ref := &bq.JobReference{ProjectId: "p", JobId: jobID}
+	if q.Get("maxResults") == "0" {
+		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: fakeSchema, JobReference: ref})
+		return
+	}
+	start, byToken := 0, false
+	if tok := q.Get("pageToken"); tok != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(tok, "row-"))
+		if err != nil || !strings.HasPrefix(tok, "row-") {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad page token "+tok))
+			return
+		}
+		start, byToken = n, true
+	} else if s := q.Get("startIndex"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad startIndex "+s))
+			return
+		}
+		start = n
+	}
+	size := fakePageRows
+	if s := q.Get("maxResults"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad maxResults "+s))
+			return
+		}
+		size = min(n, fakePageRows)
+	}
+
+	f.mu.Lock()
+	f.pages[start]++
+	if byToken {
+		f.byToken[start]++
+	}
+	attempt := f.pages[start]
+	f.mu.Unlock()
+
+	if f.failPage(start, attempt) {
+		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
+		return
+	}
+	res := &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: fakeSchema, JobReference: ref}
+	end := min(start+size, fakeRows)
+	for i := start; i < end; i++ {
+		res.Rows = append(res.Rows, &bq.TableRow{F: []*bq.TableCell{{V: strconv.Itoa(i)}}})
+	}
+	if end < fakeRows {
+		res.PageToken = "row-" + strconv.Itoa(end)
+	}
+	writeJSON(w, http.StatusOK, res)
+}
+
+// pageCounts returns how often each page was requested, by start row, and
+// how many of those requests used a page token.
+func (f *fakeBigQuery) pageCounts() (pages, byToken map[int]int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pages, byToken = map[int]int{}, map[int]int{}
+	for k, v := range f.pages {
+		pages[k] = v
+	}
+	for k, v := range f.byToken {
+		byToken[k] = v
+	}
+	return pages, byToken
+}
+
+func (f *fakeBigQuery) log() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.requests)
+}
+
+func apiError(code int, reason, msg string) map[string]any {
+	return map[string]any{"error": map[string]any{
+		"code":    code,
+		"message": msg,
+		"errors":  []map[string]any{{"reason": reason, "message": msg, "domain": "global"}},
+	}}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// tWriter sends the service's log lines to the test log.
+type tWriter struct{ t *testing.T }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+const partialJobID = "bqmcp_partial_test_job"
+
+// newPartialService returns a Service on the real BigQuery client, talking
+// to fake through resilience.Transport, with three query attempts.
+func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
+	t.Helper()
+	srv := httptest.NewServer(fake)
+	ctx := context.Background()
+	hc := &http.Client{Transport: &resilience.Transport{}}
+	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
+	client, err := bigquery.NewClient(ctx, "p", opts...)
+	if err != nil {
+		t.Fatalf("bigquery.NewClient: %v", err)
+	}
+	rest, err := bq.NewService(ctx, opts...)
+	if err != nil {
+		t.Fatalf("bq.NewService: %v", err)
+	}
+	t.Cleanup(func() {
+		client.Close()
+		hc.CloseIdleConnections()
+		srv.Close()
+	})
+
+	rcfg := resilience.Defaults()
+	rcfg.Policies[resilience.Query] = resilience.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
+	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
+	if err != nil {
+		t.Fatalf("resilience.NewExecutor: %v", err)
+	}
+	cfg := Config{
+		Project:        "p",
+		AllowWrites:    true, // no read-only dry run: the fake need not answer one
+		MaxBytesBilled: 1 << 30,
+		DefaultMaxRows: 100,
+		MaxRowsLimit:   1000,
+		MaxResultBytes: 1 << 20,
+		DefaultTimeout: 30 * time.Second,
+		MaxTimeout:     time.Minute,
+	}
+	s := NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
+	s.newJobID = func() string { return partialJobID }
+	return s
+}
+
+func rowTexts(rows []json.RawMessage) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = string(r)
+	}
+	return out
+}
+
+// TestExecutePartialResultsWhenLaterPageFails: rows 0-1 arrive, then every
+// page from row 2 on fails. Execute returns the two rows marked incomplete,
+// with where to resume; the failing page was tried exactly the attempt cap
+// and the first page was never read again.
+func TestExecutePartialResultsWhenLaterPageFails(t *testing.T) {
+	fake := newFakeBigQuery(t, func(start, _ int) bool { return start >= 2 })
+	s := newPartialService(t, fake)
+
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if out.JobID != partialJobID {
+		t.Errorf("JobID = %q, want %q", out.JobID, partialJobID)
+	}
+	if !out.Incomplete {
+		t.Errorf("Incomplete = false, want true")
+	}
+	if out.RowCount != 2 {
+		t.Errorf("RowCount = %d, want 2", out.RowCount)
+	}
+	if got, want := rowTexts(out.Rows), []string{`{"n":0}`, `{"n":1}`}; !slices.Equal(got, want) {
+		t.Errorf("Rows = %q, want %q", got, want)
+	}
+	if out.NextStartIndex != 2 {
+		t.Errorf("NextStartIndex = %d, want 2", out.NextStartIndex)
+	}
+	if out.TotalRows != fakeRows {
+		t.Errorf("TotalRows = %d, want %d", out.TotalRows, fakeRows)
+	}
+	for _, want := range []string{"get_query_results", partialJobID, "startIndex 2"} {
+		if !strings.Contains(out.Warning, want) {
+			t.Errorf("Warning = %q, want it to contain %q", out.Warning, want)
+		}
+	}
+	if len(out.Schema) != 1 || out.Schema[0].Name != "n" {
+		t.Errorf("Schema = %+v, want one column n", out.Schema)
+	}
+	// The statistics were still read after the partial rows.
+	if out.StatementType != "SELECT" || out.BytesProcessed != 1000 {
+		t.Errorf("StatementType, BytesProcessed = %q, %d; want SELECT, 1000", out.StatementType, out.BytesProcessed)
+	}
+
+	pages, byToken := fake.pageCounts()
+	if pages[2] != 3 {
+		t.Errorf("the page at row 2 was requested %d times, want 3 (the attempt cap); requests:\n%s", pages[2], strings.Join(fake.log(), "\n"))
+	}
+	if pages[0] != 1 {
+		t.Errorf("the page at row 0 was requested %d times, want 1 (no re-read on retry)", pages[0])
+	}
+	if n := len(pages); n != 2 {
+		t.Errorf("pages requested by start row = %v, want only rows 0 and 2", pages)
+	}
+	t.Logf("row pages by start row: %v; of those by page token: %v", pages, byToken)
+}
+
+// TestExecuteFirstPageFailsIsError: when no row can be read at all, Execute
+// fails with the exhausted-retries error, not an empty "incomplete" result.
+func TestExecuteFirstPageFailsIsError(t *testing.T) {
+	fake := newFakeBigQuery(t, func(int, int) bool { return true })
+	s := newPartialService(t, fake)
+
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	if err == nil {
+		t.Fatalf("Execute = %+v, nil; want an error", out)
+	}
+	if out != nil {
+		t.Errorf("Execute returned rows %q with the error", rowTexts(out.Rows))
+	}
+	e := bqerr.From(err)
+	if e.Code != bqerr.Unavailable {
+		t.Errorf("code = %s, want %s (%v)", e.Code, bqerr.Unavailable, err)
+	}
+	if !e.Retryable {
+		t.Errorf("Retryable = false, want true")
+	}
+	if e.Details.Attempts != 3 {
+		t.Errorf("Details.Attempts = %d, want 3", e.Details.Attempts)
+	}
+	if e.Details.JobID != partialJobID {
+		t.Errorf("Details.JobID = %q, want %q", e.Details.JobID, partialJobID)
+	}
+	var ae *resilience.AttemptError
+	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable {
+		t.Errorf("cause is not the 503 attempt: %v", err)
+	}
+	pages, _ := fake.pageCounts()
+	if pages[0] != 3 || len(pages) != 1 {
+		t.Errorf("row pages by start row = %v, want row 0 three times only; requests:\n%s", pages, strings.Join(fake.log(), "\n"))
+	}
+}
+
+// TestExecuteResumesAfterOneFailedPage: the page at row 2 fails once; the
+// retry resumes at row 2, so all rows arrive once each and nothing is
+// incomplete.
+func TestExecuteResumesAfterOneFailedPage(t *testing.T) {
+	fake := newFakeBigQuery(t, func(start, attempt int) bool { return start == 2 && attempt == 1 })
+	s := newPartialService(t, fake)
+
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if out.Incomplete || out.Warning != "" {
+		t.Errorf("Incomplete, Warning = %v, %q; want false, empty", out.Incomplete, out.Warning)
+	}
+	want := []string{`{"n":0}`, `{"n":1}`, `{"n":2}`, `{"n":3}`, `{"n":4}`}
+	if got := rowTexts(out.Rows); !slices.Equal(got, want) {
+		t.Errorf("Rows = %q, want %q", got, want)
+	}
+	if out.RowCount != fakeRows || out.TotalRows != fakeRows {
+		t.Errorf("RowCount, TotalRows = %d, %d; want %d, %d", out.RowCount, out.TotalRows, fakeRows, fakeRows)
+	}
+	if out.Truncated || out.NextStartIndex != 0 {
+		t.Errorf("Truncated, NextStartIndex = %v, %d; want false, 0", out.Truncated, out.NextStartIndex)
+	}
+	pages, byToken := fake.pageCounts()
+	if pages[0] != 1 || pages[2] != 2 || pages[4] != 1 || len(pages) != 3 {
+		t.Errorf("row pages by start row = %v, want map[0:1 2:2 4:1]; requests:\n%s", pages, strings.Join(fake.log(), "\n"))
+	}
+	t.Logf("row pages by start row: %v; of those by page token: %v", pages, byToken)
+}
