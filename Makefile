@@ -10,7 +10,7 @@ EMULATOR_ENV  := CGO_ENABLED=1 CC=clang CXX=clang++
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS       := -X main.version=$(VERSION)
 
-.PHONY: all build test unit integration demo docs lint bench clean
+.PHONY: all build test unit integration demo emulator docs lint bench clean
 
 all: build
 
@@ -47,3 +47,7 @@ bench:
 
 clean:
 	rm -rf bin
+
+## emulator: run the emulator with the sample data until interrupted.
+emulator:
+	cd integration_test && $(EMULATOR_ENV) $(GO) run ./cmd/emulator
