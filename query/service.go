@@ -434,9 +434,9 @@ type GetResultsInput struct {
 
 // GetResults reads a page of a finished query's results.
 func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteOutput, error) {
-	id := strings.TrimSpace(in.JobID)
-	if id == "" {
-		return nil, bqerr.Invalid("jobId is empty", "Pass the jobId returned by execute_sql.")
+	id, loc, err := s.jobRef(in.JobID, in.Location)
+	if err != nil {
+		return nil, err
 	}
 	maxRows := s.cfg.DefaultMaxRows
 	switch {
@@ -444,10 +444,6 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRowsLimit), "Ask for fewer rows per page.")
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
-	}
-	loc := strings.TrimSpace(in.Location)
-	if loc == "" {
-		loc = s.cfg.Location
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
 	defer cancel()
@@ -489,18 +485,26 @@ type JobOutput struct {
 	Started        string       `json:"started,omitempty"`
 	Ended          string       `json:"ended,omitempty"`
 	Error          *bqerr.Error `json:"error,omitempty"`
-	Query          string       `json:"query,omitempty"`
+}
+
+// jobRef validates a job ID and fills in the server's location.
+func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
+	id = strings.TrimSpace(jobID)
+	if id == "" {
+		return "", "", bqerr.Invalid("jobId is empty", "Pass the jobId returned by execute_sql.")
+	}
+	loc = strings.TrimSpace(location)
+	if loc == "" {
+		loc = s.cfg.Location
+	}
+	return id, loc, nil
 }
 
 // GetJob reports a job's state and statistics.
 func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
-	id := strings.TrimSpace(in.JobID)
-	if id == "" {
-		return nil, bqerr.Invalid("jobId is empty", "Pass the jobId returned by execute_sql.")
-	}
-	loc := strings.TrimSpace(in.Location)
-	if loc == "" {
-		loc = s.cfg.Location
+	id, loc, err := s.jobRef(in.JobID, in.Location)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
 	defer cancel()
@@ -514,13 +518,9 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 // CancelJob asks BigQuery to stop a job. Cancellation is best effort: the
 // job may finish first.
 func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error) {
-	id := strings.TrimSpace(in.JobID)
-	if id == "" {
-		return nil, bqerr.Invalid("jobId is empty", "Pass the jobId returned by execute_sql.")
-	}
-	loc := strings.TrimSpace(in.Location)
-	if loc == "" {
-		loc = s.cfg.Location
+	id, loc, err := s.jobRef(in.JobID, in.Location)
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
 	defer cancel()
