@@ -217,6 +217,8 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 
 	q := s.newQuery(r)
 	q.JobID = s.newJobID()
+	// SQL may name customers or hold literals: debug level only, and cut.
+	s.log.DebugContext(ctx, "starting query job", "job_id", q.JobID, "sql", bqerr.Truncate(r.sql, 500))
 	job, err := s.insert(ctx, q)
 	if err != nil {
 		return nil, s.fail(ctx, err, r, q.JobID, q.Location)
