@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
@@ -161,9 +162,10 @@ func Recover(log *slog.Logger) Middleware {
 	}
 }
 
-// LogCalls logs each call's outcome. Failures carry the raw, redacted cause
-// that the agent never sees, so operators can debug what the model could
-// not.
+// LogCalls logs each call's outcome when telemetry is off. Failures go
+// through observability.LogToolError, the same line telemetry writes: the
+// raw, redacted cause the agent never sees, severity by error class, and a
+// fingerprint.
 func LogCalls(log *slog.Logger) Middleware {
 	return func(tool string, next Handler) Handler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
@@ -175,30 +177,10 @@ func LogCalls(log *slog.Logger) Middleware {
 				return out, nil
 			}
 			e := bqerr.From(err)
-			attrs := []any{"tool", tool, "duration_ms", elapsed.Milliseconds(), "code", string(e.Code), "retryable", e.Retryable}
-			if e.Details.Reason != "" {
-				attrs = append(attrs, "reason", e.Details.Reason)
-			}
-			if e.Details.JobID != "" {
-				attrs = append(attrs, "job_id", e.Details.JobID)
-			}
-			if c := e.Cause(); c != nil {
-				attrs = append(attrs, "cause", bqerr.Redact(c.Error()))
-			}
-			log.Log(ctx, levelFor(e.Code), "tool call failed: "+e.Message, attrs...)
+			observability.LogToolError(ctx, log, tool, e, slog.Int64("duration_ms", elapsed.Milliseconds()))
 			return nil, e
 		}
 	}
-}
-
-func levelFor(c bqerr.Code) slog.Level {
-	switch c {
-	case bqerr.Internal:
-		return slog.LevelError
-	case bqerr.Unauthenticated, bqerr.PermissionDenied, bqerr.AuthError:
-		return slog.LevelError + 4 // CRITICAL in Cloud Logging terms
-	}
-	return slog.LevelWarn
 }
 
 // chain applies middleware so that the first listed runs outermost.
