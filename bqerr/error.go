@@ -149,29 +149,65 @@ func (e *Error) Unwrap() error {
 // Cause returns the raw cause (possibly nil).
 func (e *Error) Cause() error { return e.Unwrap() }
 
-// WithCause records the raw error behind e. It is logged, never shown.
-func (e *Error) WithCause(err error) *Error { e.cause = err; return e }
+// An *Error is a value: once built it is never changed. Several calls may
+// hand back the same error (a cached failure, a sentinel), so a builder that
+// changed its receiver would change their answers too. Every With* method
+// therefore returns a modified copy and leaves its receiver alone; use the
+// result (e = e.WithHint(...)).
 
-// WithHint sets what the agent should do next.
-func (e *Error) WithHint(hint string) *Error { e.Hint = hint; return e }
-
-// WithJobID records the BigQuery job involved.
-func (e *Error) WithJobID(id string) *Error { e.Details.JobID = id; return e }
-
-// WithQuery records the start of the SQL involved, cut to MaxQueryChars.
-func (e *Error) WithQuery(sql string) *Error {
-	e.Details.Query = Truncate(sql, MaxQueryChars)
-	return e
+// clone returns a copy of e that shares nothing mutable with it.
+func (e *Error) clone() *Error {
+	c := *e
+	if e.RetryAfterSeconds != nil {
+		s := *e.RetryAfterSeconds
+		c.RetryAfterSeconds = &s
+	}
+	if e.Details.Location != nil {
+		l := *e.Details.Location
+		c.Details.Location = &l
+	}
+	return &c
 }
 
-// WithRetryAfter records a known wait before a retry may succeed.
+// WithCause returns a copy of e that records err as the raw error behind it.
+// The cause is logged, never shown.
+func (e *Error) WithCause(err error) *Error { c := e.clone(); c.cause = err; return c }
+
+// WithHint returns a copy of e that tells the agent what to do next.
+func (e *Error) WithHint(hint string) *Error { c := e.clone(); c.Hint = hint; return c }
+
+// WithJobID returns a copy of e that names the BigQuery job involved.
+func (e *Error) WithJobID(id string) *Error { c := e.clone(); c.Details.JobID = id; return c }
+
+// WithQuery returns a copy of e that carries the start of the SQL involved,
+// cut to MaxQueryChars.
+func (e *Error) WithQuery(sql string) *Error {
+	c := e.clone()
+	c.Details.Query = Truncate(sql, MaxQueryChars)
+	return c
+}
+
+// WithRetryAfter returns a copy of e that records a known wait (at least one
+// second) before a retry may succeed.
 func (e *Error) WithRetryAfter(seconds int) *Error {
 	if seconds < 1 {
 		seconds = 1
 	}
-	e.RetryAfterSeconds = &seconds
-	return e
+	c := e.clone()
+	c.RetryAfterSeconds = &seconds
+	return c
 }
+
+// WithRetryable returns a copy of e that says whether sending the request
+// again unchanged may succeed.
+func (e *Error) WithRetryable(retryable bool) *Error {
+	c := e.clone()
+	c.Retryable = retryable
+	return c
+}
+
+// WithAttempts returns a copy of e that records how many attempts were made.
+func (e *Error) WithAttempts(n int) *Error { c := e.clone(); c.Details.Attempts = n; return c }
 
 // JSON returns the agent-facing JSON form.
 func (e *Error) JSON() []byte {

@@ -1,26 +1,17 @@
 package bqerr
 
 import (
-	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"net"
 	"net/http"
-	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"cloud.google.com/go/auth"
 	"cloud.google.com/go/bigquery"
-	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 )
 
@@ -39,7 +30,10 @@ var now = time.Now
 // where failures are classified, so every tool reports the same failure the
 // same way. It returns nil for nil.
 //
-// Rules, first match wins: an *Error already in the chain is returned as is;
+// From never aliases: it returns a new *Error on every call, so the caller
+// may change it without touching an error that someone else holds.
+//
+// Rules, first match wins: an *Error already in the chain is copied;
 // then a BigQuery HTTP error (*googleapi.Error), a BigQuery job error
 // (*bigquery.Error), a credentials failure, a context error, a TLS or
 // endpoint misconfiguration, a network failure; anything else is INTERNAL
@@ -50,7 +44,7 @@ func From(err error) *Error {
 		return nil
 	}
 	if e, ok := As(err); ok && e != nil {
-		return e
+		return e.clone()
 	}
 	return classifyError(err).WithCause(err)
 }
@@ -181,36 +175,9 @@ func byReason(reason, msg string, status int, zetasql bool) (verdict, bool) {
 	case "proxyAuthenticationRequired":
 		return verdict{code: Unavailable, hint: "A proxy between this server and BigQuery requires authentication: ask the user to check the proxy settings."}, true
 	case "jobInternalError":
-		// The goccy/bigquery-emulator reports every SQL mistake as
-		// jobInternalError with HTTP 400 and ZetaSQL's message, so a 4xx (or
-		// a ZetaSQL payload, on the job-status path with no HTTP code) means
-		// the query is wrong, not that BigQuery broke.
-		if status >= 400 && status < 500 || status == 0 && (zetasql || emulatorSQLRE.MatchString(msg)) {
-			if objectNotFound(msg) {
-				return verdict{code: NotFound}, true
-			}
-			return verdict{code: QueryError}, true
-		}
-		return verdict{code: Internal, retryable: true, hint: hintBackendRetry}, true
+		return jobInternalError(msg, status, zetasql), true
 	}
 	return verdict{}, false
-}
-
-// emulatorSQLRE recognises the emulator's SQL failures on the job-status
-// path, where it sends ZetaSQL's text without the location payload.
-// Real BigQuery never words a jobInternalError like this.
-var emulatorSQLRE = regexp.MustCompile(`failed to analyze|INVALID_ARGUMENT: |Syntax error|failed to convert|failed to parse`)
-
-// notFoundRE and notObjectRE tell "Table not found: x" / "dataset d is not
-// found" (the agent should look the name up) from "Function not found: f"
-// (the SQL is wrong).
-var (
-	notFoundRE  = regexp.MustCompile(`(?i)\bnot found\b`)
-	notObjectRE = regexp.MustCompile(`(?i)\b(function|column|field|name|signature|parameter|member) not found\b`)
-)
-
-func objectNotFound(msg string) bool {
-	return notFoundRE.MatchString(msg) && !notObjectRE.MatchString(msg)
 }
 
 // byStatus classifies by HTTP status alone, for reasons this package does
@@ -278,7 +245,7 @@ func fromBQ(f bqFailure) *Error {
 	e.HTTPStatus = f.status
 	e.Details.Location = loc
 	if secs, ok := retryAfter(f.header); ok {
-		e.WithRetryAfter(secs)
+		e = e.WithRetryAfter(secs)
 	}
 	return e
 }
@@ -435,154 +402,4 @@ func asBigQueryError(err error, depth int) *bigquery.Error {
 		}
 	}
 	return nil
-}
-
-// ---- credentials ----
-
-// oauthCodeRE is what an RFC 6749 error code looks like (invalid_grant);
-// only such a code is echoed, never the token endpoint's body.
-var oauthCodeRE = regexp.MustCompile(`^[a-z_]{1,40}$`)
-
-// fromAuth maps a failure to obtain credentials. The token endpoint's body
-// may hold secrets, so it is never copied; only its status and RFC 6749
-// error code are.
-func fromAuth(err error) *Error {
-	var status int
-	var code string
-	var re *oauth2.RetrieveError
-	var ae *auth.Error
-	switch {
-	case errors.As(err, &re) && re != nil:
-		if re.Response != nil {
-			status = re.Response.StatusCode
-		}
-		code = re.ErrorCode
-	case errors.As(err, &ae) && ae != nil:
-		if ae.Response != nil {
-			status = ae.Response.StatusCode
-		}
-	default:
-		s := errText(err)
-		if !strings.Contains(s, "could not find default credentials") && !strings.Contains(s, "cannot fetch token") {
-			return nil
-		}
-		return build(AuthError, false, "", "no Google credentials were found for BigQuery", DefaultHint(AuthError))
-	}
-	msg := "could not obtain Google credentials: the token service refused the request"
-	switch {
-	case oauthCodeRE.MatchString(code):
-		msg += fmt.Sprintf(" (%s)", code)
-	case status > 0:
-		msg += fmt.Sprintf(" (HTTP %d)", status)
-	}
-	if status >= 500 {
-		return build(AuthError, true, "", msg,
-			"The Google token service failed; retry later. If it keeps failing, ask the user to run `gcloud auth application-default login` or to check GOOGLE_APPLICATION_CREDENTIALS and the service account.")
-	}
-	return build(AuthError, false, "", msg, DefaultHint(AuthError))
-}
-
-// ---- context ----
-
-func fromContext(err error) *Error {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return build(DeadlineExceeded, true, "", "the request ran out of time before it finished", DefaultHint(DeadlineExceeded))
-	case errors.Is(err, context.Canceled):
-		return build(DeadlineExceeded, false, "", "the request was cancelled before it finished",
-			"The request was cancelled (by the client or a server shutdown); send it again only if it is still needed.")
-	}
-	return nil
-}
-
-// ---- TLS and endpoint misconfiguration ----
-
-const hintEndpoint = "This is a configuration problem, not a passing one: ask the user to check the --endpoint flag (an https:// URL whose certificate this machine trusts). Retrying will not help."
-
-// fromTLS maps failures that come from talking to the wrong endpoint the
-// wrong way. They never heal by themselves, so they are not retryable even
-// though the code is UNAVAILABLE.
-func fromTLS(err error) *Error {
-	var (
-		unknownAuthority x509.UnknownAuthorityError
-		hostname         x509.HostnameError
-		invalid          x509.CertificateInvalidError
-		systemRoots      x509.SystemRootsError
-		verification     *tls.CertificateVerificationError
-		recordHeader     tls.RecordHeaderError
-	)
-	msg := ""
-	switch {
-	case errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid),
-		errors.As(err, &systemRoots), errors.As(err, &verification):
-		msg = "the BigQuery endpoint's TLS certificate is not trusted"
-	case errors.As(err, &recordHeader):
-		msg = "the BigQuery endpoint does not speak TLS"
-	default:
-		s := errText(err)
-		switch {
-		case strings.Contains(s, "server gave HTTP response to HTTPS client"):
-			msg = "the BigQuery endpoint does not speak TLS"
-		case strings.Contains(s, "unsupported protocol scheme"):
-			msg = "the BigQuery endpoint URL has an unsupported scheme"
-		default:
-			return nil
-		}
-	}
-	return build(Unavailable, false, "", msg, hintEndpoint)
-}
-
-// ---- network ----
-
-// fromNetwork maps failures where no response came back at all.
-func fromNetwork(err error) *Error {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return build(DeadlineExceeded, true, "", "BigQuery did not answer in time",
-			"Retry later; if it keeps timing out, "+lowerFirst(DefaultHint(DeadlineExceeded)))
-	}
-	if !unreachable(err) {
-		return nil
-	}
-	return build(Unavailable, true, "", "BigQuery could not be reached",
-		"The network or BigQuery is having trouble; retry later. If it keeps failing, ask the user to check the network and the --endpoint flag.")
-}
-
-func unreachable(err error) bool {
-	for _, errno := range []syscall.Errno{
-		syscall.ECONNREFUSED, syscall.ECONNRESET, syscall.ECONNABORTED,
-		syscall.EPIPE, syscall.ENETUNREACH, syscall.EHOSTUNREACH,
-	} {
-		if errors.Is(err, errno) {
-			return true
-		}
-	}
-	var ue *url.Error
-	if errors.As(err, &ue) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
-		return true
-	}
-	var dns *net.DNSError
-	var op *net.OpError
-	return errors.As(err, &dns) || errors.As(err, &op)
-}
-
-// ---- helpers ----
-
-// errText is err.Error() for string matching, safe against the Error
-// methods that panic on half-built values (oauth2.RetrieveError and
-// auth.Error dereference a nil Response).
-func errText(err error) (s string) {
-	defer func() {
-		if recover() != nil {
-			s = ""
-		}
-	}()
-	return err.Error()
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -475,10 +475,16 @@ func TestFromNil(t *testing.T) {
 }
 
 func TestFromKeepsExistingError(t *testing.T) {
-	orig := Invalid("bad table name", "Use project.dataset.table.")
+	orig := Invalid("bad table name", "Use project.dataset.table.").WithRetryAfter(3).WithCause(io.EOF)
+	orig.Details.Location = &Location{Line: 1, Column: 2}
 	for _, err := range []error{orig, fmt.Errorf("tool: %w", orig), urlErr(orig)} {
-		if got := From(err); got != orig {
-			t.Errorf("From(%v) = %p, want the original %p", err, got, orig)
+		got := From(err)
+		if string(got.JSON()) != string(orig.JSON()) || got.Cause() != io.EOF {
+			t.Errorf("From(%v) = %s (cause %v), want the original %s", err, got.JSON(), got.Cause(), orig.JSON())
+		}
+		// From never aliases: the caller may change what it gets.
+		if got == orig || got.RetryAfterSeconds == orig.RetryAfterSeconds || got.Details.Location == orig.Details.Location {
+			t.Errorf("From(%v) shares memory with the error in the chain", err)
 		}
 	}
 }
@@ -563,7 +569,7 @@ func TestParseSQLLocation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			loc, cleaned := ParseSQLLocation(tt.msg)
+			loc, cleaned, _ := parseSQLLocation(tt.msg)
 			var line, col int
 			if loc != nil {
 				line, col = loc.Line, loc.Column
@@ -586,7 +592,7 @@ func FuzzParseSQLLocation(f *testing.F) {
 	f.Add(`x at [3:15]`)
 	f.Add(`[type.googleapis.com/zetasql.ErrorLocation='\x08\x01\x10\xc8\x01\\\'\`)
 	f.Fuzz(func(t *testing.T, msg string) {
-		loc, cleaned := ParseSQLLocation(msg) // must not panic
+		loc, cleaned, _ := parseSQLLocation(msg) // must not panic
 		if loc != nil && (loc.Line < 0 || loc.Column < 0) {
 			t.Errorf("negative location %+v", loc)
 		}

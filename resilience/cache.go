@@ -137,11 +137,10 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 // fetchPanicked is the error for a fetch that panicked: a bug in this
 // server, so neither retryable nor answered with stale data.
 func fetchPanicked(p any) error {
-	e := bqerr.New(bqerr.Internal, "internal error while reading metadata").
+	return bqerr.New(bqerr.Internal, "internal error while reading metadata").
+		WithRetryable(false).
 		WithHint("This is a bug in the server; retrying will likely fail the same way. Report it with the time of the call.").
 		WithCause(fmt.Errorf("metadata fetch panicked: %v\n%s", p, debug.Stack()))
-	e.Retryable = false
-	return e
 }
 
 // Len is the number of cached answers.

@@ -158,17 +158,11 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		return nil
 	}
 	if attempts > 1 || (attempts == p.MaxAttempts && Retryable(err)) {
-		be := bqerr.From(err)
-		if orig, ok := bqerr.As(err); ok && orig == be {
-			// fn returned a *bqerr.Error: annotate a copy, never the
-			// caller's value, which other calls may be returning too.
-			cp := *be
-			be = cp.WithCause(err)
-		}
-		be.Details.Attempts = attempts
+		// The cause is the whole chain fn returned, so markers in it (a
+		// lower layer's spent retries) stay visible to outer layers.
+		be := bqerr.From(err).WithCause(err).WithAttempts(attempts)
 		if attempts >= p.MaxAttempts && Retryable(err) {
-			be.Retryable = true
-			be.Hint = fmt.Sprintf("BigQuery failed %d times in a row (%s). Wait a little and try again; if it persists, BigQuery or the network may be having trouble.", attempts, be.Code)
+			be = be.WithRetryable(true).WithHint(fmt.Sprintf("BigQuery failed %d times in a row (%s). Wait a little and try again; if it persists, BigQuery or the network may be having trouble.", attempts, be.Code))
 			if e.hooks.Exhausted != nil {
 				e.hooks.Exhausted(ctx, op, attempts, err)
 			}
