@@ -244,7 +244,7 @@ func fromBQ(f bqFailure) *Error {
 	e := build(v.code, v.retryable, safeReason(f.reason), msg, hint)
 	e.HTTPStatus = f.status
 	e.Details.Location = loc
-	if secs, ok := retryAfter(f.header); ok {
+	if secs, ok := parseRetryAfter(f.header); ok {
 		e = e.WithRetryAfter(secs)
 	}
 	return e
@@ -304,10 +304,10 @@ func safeReason(r string) string {
 	return ""
 }
 
-// retryAfter reads a Retry-After header (delay-seconds or HTTP-date). It
+// parseRetryAfter reads a Retry-After header (delay-seconds or HTTP-date). It
 // reports false when there is none or it cannot be read: a wait is never
 // invented.
-func retryAfter(h http.Header) (int, bool) {
+func parseRetryAfter(h http.Header) (int, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false

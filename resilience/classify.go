@@ -41,8 +41,9 @@ func BackendFault(err error) bool {
 	return false
 }
 
-// retryAfter returns the wait BigQuery asked for, if it did.
-func retryAfter(err error) (time.Duration, bool) {
+// requestedDelay returns the wait BigQuery asked for (its Retry-After, as
+// bqerr read it), if it did.
+func requestedDelay(err error) (time.Duration, bool) {
 	if err == nil {
 		return 0, false
 	}

@@ -68,7 +68,7 @@ func (e *Executor) retryPolicy(p Policy) retrypolicy.RetryPolicy[any] {
 	b := retrypolicy.NewBuilder[any]().
 		HandleIf(func(_ any, err error) bool { return Retryable(err) }).
 		AbortIf(func(_ any, err error) bool {
-			ra, ok := retryAfter(err)
+			ra, ok := requestedDelay(err)
 			return ok && ra > e.cfg.MaxRetryAfter
 		}).
 		WithMaxAttempts(p.MaxAttempts).
@@ -83,7 +83,7 @@ func (e *Executor) retryPolicy(p Policy) retrypolicy.RetryPolicy[any] {
 	b = b.WithDelayFunc(func(exec failsafe.ExecutionAttempt[any]) time.Duration {
 		// BigQuery said when to come back: wait at least that long, even
 		// after jitter takes its share off.
-		if ra, ok := retryAfter(exec.LastError()); ok {
+		if ra, ok := requestedDelay(exec.LastError()); ok {
 			return time.Duration(float64(ra) / (1 - jitter))
 		}
 		return -1 // the exponential backoff

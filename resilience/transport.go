@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"sync/atomic"
 
@@ -145,14 +144,4 @@ func clientWouldRetry(status int, err error) bool {
 		}
 	}
 	return false
-}
-
-// IsConnectionFailure reports whether err means no response arrived.
-func IsConnectionFailure(err error) bool {
-	var ae *AttemptError
-	if errors.As(err, &ae) && ae.Status == 0 {
-		return true
-	}
-	var ne net.Error
-	return errors.As(err, &ne)
 }

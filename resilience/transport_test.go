@@ -253,9 +253,6 @@ func TestTransportNoResponse(t *testing.T) {
 		if ae.Status != 0 {
 			t.Errorf("AttemptError.Status = %d, want 0", ae.Status)
 		}
-		if !IsConnectionFailure(err) {
-			t.Error("IsConnectionFailure = false")
-		}
 		be := mustCode(t, err, bqerr.Unavailable)
 		if !be.Retryable || !Retryable(err) || !BackendFault(err) {
 			t.Errorf("retryable %v, Retryable %v, BackendFault %v: want all true", be.Retryable, Retryable(err), BackendFault(err))
