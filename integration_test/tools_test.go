@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
@@ -107,7 +108,7 @@ func TestGetTableSchema(t *testing.T) {
 		if out.Table != "demo-project.shop.orders" || out.Type != "TABLE" || out.NumRows != 5 {
 			t.Fatalf("%s: %+v", name, out)
 		}
-		cols := map[string]schema.Column{}
+		cols := map[string]bqtype.Column{}
 		for _, c := range out.Columns {
 			cols[c.Name] = c
 		}

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/api/iterator"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
-	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
 // Runner runs a BigQuery call under the resilience policy of its operation.
@@ -102,7 +102,7 @@ type ExecuteOutput struct {
 	JobID         string          `json:"jobId"`
 	Location      string          `json:"location,omitempty"`
 	StatementType string          `json:"statementType,omitempty"`
-	Schema        []schema.Column `json:"schema"`
+	Schema        []bqtype.Column `json:"schema"`
 	// Rows are JSON objects keyed by column name, in column order.
 	Rows []json.RawMessage `json:"rows"`
 	// RowCount is how many rows this result holds; TotalRows how many the
@@ -161,7 +161,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 		if p, d, ok := strings.Cut(ds, "."); ok {
 			r.defaultProject, r.defaultDataset = p, d
 		}
-		if err := schema.ValidateDatasetID(r.defaultDataset); err != nil {
+		if err := bqtype.ValidateDatasetID(r.defaultDataset); err != nil {
 			return nil, err
 		}
 	}
@@ -373,7 +373,7 @@ type DryRunOutput struct {
 	PricePerTiBUSD   float64 `json:"pricePerTiBUSD"`
 	// ReferencedTables are project.dataset.table names, when BigQuery reports them.
 	ReferencedTables []string        `json:"referencedTables"`
-	Schema           []schema.Column `json:"schema"`
+	Schema           []bqtype.Column `json:"schema"`
 	// WouldExecute says whether execute_sql on this server would run it.
 	WouldExecute bool   `json:"wouldExecute"`
 	Note         string `json:"note,omitempty"`
@@ -398,7 +398,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		PricePerTiBUSD:   s.cfg.PricePerTiB,
 		EstimatedCostUSD: Cost(qs.TotalBytesProcessed, s.cfg.PricePerTiB),
 		ReferencedTables: []string{},
-		Schema:           schema.Columns(qs.Schema),
+		Schema:           bqtype.Columns(qs.Schema),
 		WouldExecute:     true,
 	}
 	for _, t := range qs.ReferencedTables {
@@ -670,7 +670,7 @@ func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64,
 			return err
 		}
 		e := bqerr.From(err)
-		out.Schema, out.TotalRows = schema.Columns(rowSchema), total
+		out.Schema, out.TotalRows = bqtype.Columns(rowSchema), total
 		out.Incomplete = true
 		out.NextStartIndex = next
 		out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
@@ -678,7 +678,7 @@ func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64,
 		s.log.WarnContext(ctx, "partial results", "job_id", job.ID(), "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
 		return nil
 	}
-	out.Schema = schema.Columns(rowSchema)
+	out.Schema = bqtype.Columns(rowSchema)
 	out.TotalRows = total
 	if next < out.TotalRows {
 		out.Truncated = true
@@ -702,9 +702,9 @@ func (s *Service) fail(ctx context.Context, err error, r *request, jobID, locati
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			e = bqerr.Newf(bqerr.DeadlineExceeded, "the query did not finish within %s", r.timeout).WithCause(err)
 			if jobID != "" {
-				e.WithHint("The job " + jobID + " was cancelled. Narrow the query (fewer columns, a partition filter, a LIMIT) or raise timeoutSeconds up to the server maximum.")
+				e = e.WithHint("The job " + jobID + " was cancelled. Narrow the query (fewer columns, a partition filter, a LIMIT) or raise timeoutSeconds up to the server maximum.")
 			} else {
-				e.WithHint("Narrow the query or raise timeoutSeconds up to the server maximum, then try again.")
+				e = e.WithHint("Narrow the query or raise timeoutSeconds up to the server maximum, then try again.")
 			}
 		case errors.Is(ctx.Err(), context.Canceled):
 			reason = "client_cancel"
@@ -716,10 +716,10 @@ func (s *Service) fail(ctx context.Context, err error, r *request, jobID, locati
 		}
 	}
 	if jobID != "" && e.Details.JobID == "" {
-		e.WithJobID(jobID)
+		e = e.WithJobID(jobID)
 	}
 	if e.Details.Query == "" && (e.Code == bqerr.QueryError || e.Code == bqerr.DeadlineExceeded || e.Code == bqerr.ResourceExhausted) {
-		e.WithQuery(r.sql)
+		e = e.WithQuery(r.sql)
 	}
 	return e
 }

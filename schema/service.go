@@ -12,6 +12,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -43,12 +44,12 @@ func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, cache 
 }
 
 // cached serves key from the cache, or computes it with fetch.
-func cached[T any](ctx context.Context, s *Service, key string, fetch func(context.Context) (*T, error), fresh func(*T, resilience.Freshness) *T) (*T, error) {
+func cached[T any](ctx context.Context, s *Service, key string, fetch func(context.Context) (*T, error), fresh func(*T, bqtype.Freshness) *T) (*T, error) {
 	v, f, err := s.cache.Get(ctx, s.identity+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
 	if err != nil {
 		return nil, bqerr.From(err)
 	}
-	return fresh(v.(*T), f), nil
+	return fresh(v.(*T), bqtype.Freshness(f)), nil
 }
 
 // Paging limits shared by the list tools.
@@ -79,7 +80,7 @@ type ListDatasetsOutput struct {
 	Project       string    `json:"project"`
 	Datasets      []Dataset `json:"datasets"`
 	NextPageToken string    `json:"nextPageToken,omitempty"`
-	resilience.Freshness
+	bqtype.Freshness
 }
 
 // ListDatasets lists a project's datasets, one page at a time. With a filter
@@ -97,7 +98,7 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size)}, "\x00")
 	return cached(ctx, s, key, func(ctx context.Context) (*ListDatasetsOutput, error) {
 		return s.listDatasets(ctx, project, in.Filter, in.PageToken, size)
-	}, func(o *ListDatasetsOutput, f resilience.Freshness) *ListDatasetsOutput {
+	}, func(o *ListDatasetsOutput, f bqtype.Freshness) *ListDatasetsOutput {
 		c := *o
 		c.Freshness = f
 		return &c
@@ -167,7 +168,7 @@ type ListTablesOutput struct {
 	Dataset       string  `json:"dataset"`
 	Tables        []Table `json:"tables"`
 	NextPageToken string  `json:"nextPageToken,omitempty"`
-	resilience.Freshness
+	bqtype.Freshness
 }
 
 // ListTables lists a dataset's tables with their type, partitioning and
@@ -177,7 +178,7 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 	if p, d, ok := strings.Cut(dataset, "."); ok && !strings.Contains(d, ".") {
 		project, dataset = p, d
 	}
-	if err := ValidateDatasetID(dataset); err != nil {
+	if err := bqtype.ValidateDatasetID(dataset); err != nil {
 		return nil, err
 	}
 	if project == "" {
@@ -190,7 +191,7 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 	key := strings.Join([]string{"tables", project, dataset, in.Filter, in.PageToken, strconv.Itoa(size), strconv.FormatBool(in.IncludeDetails)}, "\x00")
 	return cached(ctx, s, key, func(ctx context.Context) (*ListTablesOutput, error) {
 		return s.listTables(ctx, project, dataset, in.Filter, in.PageToken, size, in.IncludeDetails)
-	}, func(o *ListTablesOutput, f resilience.Freshness) *ListTablesOutput {
+	}, func(o *ListTablesOutput, f bqtype.Freshness) *ListTablesOutput {
 		c := *o
 		c.Freshness = f
 		return &c
@@ -310,7 +311,7 @@ type TableSchema struct {
 	Type         string            `json:"type"`
 	Description  string            `json:"description,omitempty"`
 	Location     string            `json:"location,omitempty"`
-	Columns      []Column          `json:"columns"`
+	Columns      []bqtype.Column   `json:"columns"`
 	Partitioning *Partitioning     `json:"partitioning,omitempty"`
 	Clustering   []string          `json:"clustering,omitempty"`
 	NumRows      uint64            `json:"numRows"`
@@ -321,12 +322,12 @@ type TableSchema struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	// ViewQuery is the SQL of a view or materialized view.
 	ViewQuery string `json:"viewQuery,omitempty"`
-	resilience.Freshness
+	bqtype.Freshness
 }
 
 // GetTableSchema reads a table's columns and layout.
 func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*TableSchema, error) {
-	ref, err := ParseTableRef(in.Table)
+	ref, err := bqtype.ParseTableRef(in.Table)
 	if err != nil {
 		return nil, err
 	}
@@ -347,16 +348,16 @@ func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*
 			return nil, err
 		}
 		return tableSchema(ref, md), nil
-	}, func(o *TableSchema, f resilience.Freshness) *TableSchema { c := *o; c.Freshness = f; return &c })
+	}, func(o *TableSchema, f bqtype.Freshness) *TableSchema { c := *o; c.Freshness = f; return &c })
 }
 
-func tableSchema(ref TableRef, md *bigquery.TableMetadata) *TableSchema {
+func tableSchema(ref bqtype.TableRef, md *bigquery.TableMetadata) *TableSchema {
 	out := &TableSchema{
 		Table:       ref.String(),
 		Type:        string(md.Type),
 		Description: md.Description,
 		Location:    md.Location,
-		Columns:     Columns(md.Schema),
+		Columns:     bqtype.Columns(md.Schema),
 		NumRows:     md.NumRows,
 		NumBytes:    md.NumBytes,
 		Labels:      md.Labels,

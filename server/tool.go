@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
-	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
 // Handler is a tool call after its arguments were decoded: it returns the
@@ -76,7 +76,7 @@ var schemaOptions = &jsonschema.ForOptions{
 		// Column is recursive (STRUCT fields are columns), which schema
 		// inference cannot express; nested fields are described, not
 		// re-declared.
-		reflect.TypeFor[schema.Column](): {
+		reflect.TypeFor[bqtype.Column](): {
 			Type: "object",
 			Properties: map[string]*jsonschema.Schema{
 				"name":             {Type: "string"},

@@ -1,4 +1,4 @@
-package schema
+package bqtype
 
 import (
 	"cloud.google.com/go/bigquery"
