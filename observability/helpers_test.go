@@ -50,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	logs := &syncBuffer{}
-	log := NewLoggerWith(logs, LogOptions{Level: slog.LevelDebug, ProjectID: "test-project"})
+	log := NewLogger(logs, LogOptions{Level: slog.LevelDebug, ProjectID: "test-project"})
 	tel, err := Setup(context.Background(), Options{Version: "1.2.3", MeterProvider: mp, TracerProvider: tp, Logger: log})
 	if err != nil {
 		t.Fatalf("Setup: %v", err)

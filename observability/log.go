@@ -2,16 +2,21 @@
 //
 // Logs are JSON lines that Cloud Logging understands (see [NewLogger]); every
 // message and string attribute passes through [bqerr.Redact] before it is
-// written, and a line written inside a trace span carries the span's trace
-// and span IDs. Metrics and traces use OpenTelemetry (see [Setup]); which
-// exporter they go to is chosen by the standard OTEL_* environment
-// variables, and nothing is exported unless one is configured.
+// written, a line written inside a trace span carries the span's trace and
+// span IDs, and a failure inside logging never reaches the caller. Metrics
+// and traces use OpenTelemetry (see [Setup]); which exporter they go to is
+// chosen by the standard OTEL_* environment variables, and nothing is
+// exported unless one is configured.
+//
+// The package is a leaf: it imports none of the packages it watches, nor
+// the MCP SDK. [Telemetry]'s methods take plain values (tool and operation
+// names, counts, durations, errors), and the server wiring assigns them to
+// the resilience, query and cache hooks and calls them from its tool
+// middleware.
 package observability
 
 import (
 	"context"
-	"encoding"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,7 +41,7 @@ const (
 	TraceSampledKey = "logging.googleapis.com/trace_sampled"
 )
 
-// LogOptions configures [NewLoggerWith].
+// LogOptions configures [NewLogger].
 type LogOptions struct {
 	// Level is the minimum level written; nil means INFO.
 	Level slog.Leveler
@@ -51,41 +56,50 @@ type LogOptions struct {
 // understands: "severity" (DEBUG, INFO, WARNING, ERROR, CRITICAL) and
 // "message". It must write to stderr: stdout is the MCP stdio stream.
 //
-// Every message and string attribute is redacted (see [RedactHandler]) and
+// Every message and string attribute is redacted (see [RedactHandler]),
 // lines logged with a context holding a span carry its trace (see
-// [TraceHandler]). It writes to w and nowhere else.
-func NewLogger(w io.Writer, level slog.Level) *slog.Logger {
-	return NewLoggerWith(w, LogOptions{Level: level})
+// [TraceHandler]), and a failure inside logging is recovered (see
+// [SafeHandler]). It writes to w and nowhere else.
+func NewLogger(w io.Writer, o LogOptions) *slog.Logger {
+	return slog.New(newHandler(w, o))
 }
 
-// NewLoggerWith is [NewLogger] with options.
-func NewLoggerWith(w io.Writer, o LogOptions) *slog.Logger {
-	return slog.New(NewHandler(w, o))
-}
-
-// NewHandler returns the handler behind [NewLoggerWith]: Cloud Logging JSON,
-// redacted, with trace correlation.
-func NewHandler(w io.Writer, o LogOptions) slog.Handler {
+// newHandler returns the handler behind [NewLogger]: Cloud Logging JSON,
+// redacted, with trace correlation, recovering from its own failures.
+func newHandler(w io.Writer, o LogOptions) slog.Handler {
 	project := o.ProjectID
 	if project == "" {
 		project = os.Getenv("GOOGLE_CLOUD_PROJECT")
 	}
 	j := slog.NewJSONHandler(w, &slog.HandlerOptions{
-		Level: o.Level,
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) > 0 {
-				return a
-			}
-			switch a.Key {
-			case slog.LevelKey:
-				return slog.String("severity", Severity(a.Value.Any().(slog.Level)))
-			case slog.MessageKey:
-				a.Key = "message"
-			}
-			return a
-		},
+		Level:       o.Level,
+		ReplaceAttr: cloudLoggingKeys,
 	})
-	return TraceHandler(RedactHandler(j), project)
+	return SafeHandler(TraceHandler(RedactHandler(j), project), w)
+}
+
+// cloudLoggingKeys renames the record's level and message to Cloud
+// Logging's "severity" and "message". Only the record's own fields are
+// renamed: they are top-level (no group) and the level is a slog.Level.
+// Anything else called "level" (go-sdk logs `"level", "<string>"` when a
+// client sets its log level) passes through as it is, whatever its type.
+func cloudLoggingKeys(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) > 0 {
+		return a
+	}
+	switch a.Key {
+	case slog.LevelKey:
+		if a.Value.Kind() == slog.KindAny {
+			if l, ok := a.Value.Any().(slog.Level); ok {
+				return slog.String("severity", Severity(l))
+			}
+		}
+	case slog.MessageKey:
+		if a.Value.Kind() == slog.KindString {
+			a.Key = "message"
+		}
+	}
+	return a
 }
 
 // Severity maps a slog level to Cloud Logging's severity names.
@@ -212,164 +226,6 @@ func ErrorType(err error) string {
 		return "validation"
 	}
 	return fmt.Sprintf("%T", root)
-}
-
-// MaxLoggedSQL bounds how much SQL text [SQLAttr] logs.
-const MaxLoggedSQL = 500
-
-// sqlText is SQL on its way to the log: redacted and cut only if the line
-// is written at all, and dropped by [RedactHandler] above debug level.
-type sqlText string
-
-func (s sqlText) LogValue() slog.Value {
-	return slog.StringValue(bqerr.Truncate(bqerr.Redact(string(s)), MaxLoggedSQL))
-}
-
-// SQLAttr returns an "sql" attribute for a line logged at level. SQL is
-// user data (literals may hold anything), so it is logged only at debug
-// level: above that SQLAttr returns the empty attribute, which handlers
-// ignore. The text is redacted and cut to [MaxLoggedSQL] characters.
-//
-// As a second line of defence, [RedactHandler] drops an SQLAttr from any
-// record above debug level, and from attributes bound with Logger.With
-// (their level is not known when they are bound).
-func SQLAttr(sql string, level slog.Level) slog.Attr {
-	if level > slog.LevelDebug {
-		return slog.Attr{}
-	}
-	return slog.Any("sql", sqlText(sql))
-}
-
-// RedactHandler wraps h so that the message and every string in the
-// attributes (nested groups, errors, Stringers, and the strings inside
-// structs, maps and slices) pass through [bqerr.Redact] first: tokens, keys,
-// query strings and private keys never reach the log.
-func RedactHandler(h slog.Handler) slog.Handler {
-	if r, ok := h.(*redactHandler); ok {
-		return r
-	}
-	return &redactHandler{inner: h}
-}
-
-type redactHandler struct{ inner slog.Handler }
-
-func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.inner.Enabled(ctx, l)
-}
-
-func (h *redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	nr := slog.NewRecord(r.Time, r.Level, bqerr.Redact(r.Message), r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		if a, ok := redactAttr(a, r.Level); ok {
-			nr.AddAttrs(a)
-		}
-		return true
-	})
-	return h.inner.Handle(ctx, nr)
-}
-
-func (h *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	out := make([]slog.Attr, 0, len(as))
-	for _, a := range as {
-		// Bound attributes serve every level: an SQLAttr is dropped.
-		if a, ok := redactAttr(a, slog.LevelInfo); ok {
-			out = append(out, a)
-		}
-	}
-	return &redactHandler{inner: h.inner.WithAttrs(out)}
-}
-
-func (h *redactHandler) WithGroup(name string) slog.Handler {
-	return &redactHandler{inner: h.inner.WithGroup(name)}
-}
-
-// redactAttr returns a with its strings redacted, or false when it must be
-// dropped (SQL above debug level).
-func redactAttr(a slog.Attr, level slog.Level) (slog.Attr, bool) {
-	if a.Value.Kind() == slog.KindLogValuer {
-		if _, ok := a.Value.LogValuer().(sqlText); ok && level > slog.LevelDebug {
-			return slog.Attr{}, false
-		}
-	}
-	v := a.Value.Resolve()
-	switch v.Kind() {
-	case slog.KindString:
-		return slog.String(a.Key, bqerr.Redact(v.String())), true
-	case slog.KindGroup:
-		group := v.Group()
-		out := make([]slog.Attr, 0, len(group))
-		for _, g := range group {
-			if g, ok := redactAttr(g, level); ok {
-				out = append(out, g)
-			}
-		}
-		return slog.Attr{Key: a.Key, Value: slog.GroupValue(out...)}, true
-	case slog.KindAny:
-		return slog.Attr{Key: a.Key, Value: redactAny(v.Any())}, true
-	}
-	return slog.Attr{Key: a.Key, Value: v}, true
-}
-
-// redactAny redacts a value of unknown type. Errors, Stringers and
-// TextMarshalers become their (redacted) text; anything else takes a round
-// trip through JSON, which is how the JSON handler would write it, so that
-// every string inside can be redacted without changing the shape.
-func redactAny(x any) slog.Value {
-	switch t := x.(type) {
-	case nil:
-		return slog.AnyValue(nil)
-	case error:
-		return slog.StringValue(bqerr.Redact(t.Error()))
-	case fmt.Stringer:
-		return slog.StringValue(bqerr.Redact(t.String()))
-	case encoding.TextMarshaler:
-		b, err := t.MarshalText()
-		if err != nil {
-			return slog.StringValue("!ERROR: " + bqerr.Redact(err.Error()))
-		}
-		return slog.StringValue(bqerr.Redact(string(b)))
-	case json.RawMessage:
-		return redactJSON(t)
-	case []byte:
-		return slog.StringValue(bqerr.Redact(string(t)))
-	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr, float32, float64:
-		return slog.AnyValue(t)
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		return slog.StringValue(bqerr.Redact(fmt.Sprintf("%+v", x)))
-	}
-	return redactJSON(b)
-}
-
-// redactJSON decodes JSON and redacts every string and object key in it.
-func redactJSON(b []byte) slog.Value {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return slog.StringValue(bqerr.Redact(string(b)))
-	}
-	return slog.AnyValue(redactTree(v))
-}
-
-func redactTree(v any) any {
-	switch t := v.(type) {
-	case string:
-		return bqerr.Redact(t)
-	case []any:
-		for i := range t {
-			t[i] = redactTree(t[i])
-		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[bqerr.Redact(k)] = redactTree(e)
-		}
-		return out
-	}
-	return v
 }
 
 // TraceHandler wraps h so that a line logged with a context holding a valid

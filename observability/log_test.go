@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"google.golang.org/api/googleapi"
@@ -51,7 +50,7 @@ type payload struct {
 
 func TestLogRedactsMessagesAndAttributes(t *testing.T) {
 	var buf bytes.Buffer
-	log := NewLogger(&buf, slog.LevelDebug)
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
 	ctx := context.Background()
 
 	log.Info("calling https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=SECRET with Bearer "+bearerSecret,
@@ -127,7 +126,7 @@ func TestSeverities(t *testing.T) {
 	}
 	for _, code := range bqerr.Codes {
 		var buf bytes.Buffer
-		LogToolError(context.Background(), NewLogger(&buf, slog.LevelInfo), "get_job", bqerr.New(code, "m"))
+		LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo}), "get_job", bqerr.New(code, "m"))
 		lines := parseLines(t, buf.String())
 		if len(lines) != 1 || lines[0]["severity"] != want[code] || Severity(LevelFor(code)) != want[code] {
 			t.Errorf("%s logged as %v, want %s", code, lines, want[code])
@@ -140,9 +139,9 @@ func TestSeverities(t *testing.T) {
 	}
 	// Below its level nothing is written, and nil inputs are harmless.
 	var buf bytes.Buffer
-	LogToolError(context.Background(), NewLogger(&buf, LevelCritical), "t", bqerr.New(bqerr.Internal, "m"))
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: LevelCritical}), "t", bqerr.New(bqerr.Internal, "m"))
 	LogToolError(context.Background(), nil, "t", bqerr.New(bqerr.Internal, "m"))
-	LogToolError(context.Background(), NewLogger(&buf, slog.LevelDebug), "t", nil)
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelDebug}), "t", nil)
 	if buf.Len() != 0 {
 		t.Errorf("wrote %q", buf.String())
 	}
@@ -155,7 +154,7 @@ func TestLogToolErrorFields(t *testing.T) {
 	e.Details.Reason = "invalidQuery"
 	e.Details.Attempts = 2
 	e.HTTPStatus = 400
-	LogToolError(context.Background(), NewLogger(&buf, slog.LevelInfo), "execute_sql", e, slog.Int("duration_ms", 12))
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo}), "execute_sql", e, slog.Int("duration_ms", 12))
 	assertNoLeaks(t, buf.String())
 	l := parseLines(t, buf.String())[0]
 	for k, v := range map[string]any{
@@ -207,7 +206,7 @@ func TestTraceFields(t *testing.T) {
 		{"env", "", "projects/env-project/traces/" + sc.TraceID().String()},
 	} {
 		var buf bytes.Buffer
-		log := NewLoggerWith(&buf, LogOptions{ProjectID: c.project})
+		log := NewLogger(&buf, LogOptions{ProjectID: c.project})
 		log.InfoContext(ctx, "in span")
 		log.Info("no span")
 		log.WithGroup("req").With("a", 1).WithGroup("inner").InfoContext(ctx, "grouped", "b", 2)
@@ -230,43 +229,9 @@ func TestTraceFields(t *testing.T) {
 
 	t.Setenv("GOOGLE_CLOUD_PROJECT", "")
 	var buf bytes.Buffer
-	NewLoggerWith(&buf, LogOptions{}).InfoContext(ctx, "no project")
+	NewLogger(&buf, LogOptions{}).InfoContext(ctx, "no project")
 	if l := parseLines(t, buf.String())[0]; l[TraceKey] != sc.TraceID().String() {
 		t.Errorf("without a project the trace is %v, want the bare ID", l[TraceKey])
-	}
-}
-
-func TestSQLAttr(t *testing.T) {
-	var buf bytes.Buffer
-	log := NewLogger(&buf, slog.LevelDebug)
-	long := "SELECT '" + strings.Repeat("x", 1000) + "' -- ya29.insql"
-	log.Debug("query", SQLAttr("SELECT 1 FROM t WHERE key = 'ya29.secretinsql'", slog.LevelDebug))
-	log.Debug("long", SQLAttr(long, slog.LevelDebug))
-	log.Info("info", SQLAttr("SELECT secret_info", slog.LevelInfo))
-	log.Info("misused", SQLAttr("SELECT secret_misused", slog.LevelDebug)) // attr for debug, line at info
-	log.With(SQLAttr("SELECT secret_bound", slog.LevelDebug)).Debug("bound")
-	out := buf.String()
-	assertNoLeaks(t, out)
-	if strings.Contains(out, "secret_") {
-		t.Errorf("SQL above debug level reached the log:\n%s", out)
-	}
-	lines := parseLines(t, out)
-	if lines[0]["sql"] != "SELECT 1 FROM t WHERE key = '[REDACTED]'" {
-		t.Errorf("sql = %v", lines[0]["sql"])
-	}
-	if s, _ := lines[1]["sql"].(string); len([]rune(s)) != MaxLoggedSQL || !strings.HasSuffix(s, "…") {
-		t.Errorf("long sql has %d chars, want %d ending in …", len([]rune(s)), MaxLoggedSQL)
-	}
-	for _, l := range lines[2:] {
-		if _, ok := l["sql"]; ok {
-			t.Errorf("line %q has sql", l["message"])
-		}
-	}
-	// Not enabled: the SQL is never even redacted or cut.
-	var quiet bytes.Buffer
-	NewLogger(&quiet, slog.LevelInfo).Debug("q", SQLAttr(long, slog.LevelDebug))
-	if quiet.Len() != 0 {
-		t.Errorf("debug line written at info level: %s", quiet.String())
 	}
 }
 
@@ -309,16 +274,16 @@ func captureStd(t *testing.T, fn func()) (stdout, stderr string) {
 func TestLogWritesOnlyToItsWriter(t *testing.T) {
 	var buf syncBuffer
 	stdout, stderr := captureStd(t, func() {
-		log := NewLogger(&buf, slog.LevelDebug)
+		log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
 		log.Info("hello", "k", "v")
 		log.Log(context.Background(), LevelCritical, "critical")
 		LogToolError(context.Background(), log, "t", bqerr.New(bqerr.PermissionDenied, "denied"))
 		f := newFixture(t)
 		f.tel.log = log
-		_, _ = f.tel.ToolMiddleware()("t", func(context.Context, *mcp.CallToolRequest) (any, error) {
+		_, _ = tracked(f.tel, "t", "", func(context.Context) (any, error) {
 			return nil, errors.New("boom")
-		})(context.Background(), nil)
-		f.tel.breakerChanged("p", "closed", "open")
+		})(context.Background())
+		f.tel.BreakerChanged("p", BreakerClosed, BreakerOpen)
 	})
 	if stdout != "" || stderr != "" {
 		t.Errorf("stdout %q, stderr %q: want nothing", stdout, stderr)
@@ -338,4 +303,87 @@ func TestParseLevel(t *testing.T) {
 		t.Error("ParseLevel accepted loud")
 	}
 	Discard().Error("dropped")
+}
+
+// sdkLevel stands for go-sdk's mcp.LoggingLevel: a string type, which the
+// SDK logs as "level" when a client sets its log level.
+type sdkLevel string
+
+type panicky struct{}
+
+func (*panicky) String() string { panic("boom ya29.inpanic") }
+
+type brokenErr struct{ p *payload }
+
+func (e brokenErr) Error() string { return e.p.URL } // nil p: panics
+
+// Any attribute type is accepted, whatever its key: only the record's own
+// level becomes severity, and a value whose methods panic costs one field,
+// not the process.
+func TestLogAcceptsAnyAttribute(t *testing.T) {
+	var buf bytes.Buffer
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+	log.Info("client log level set", "level", sdkLevel("debug"))
+	log.Info("string level", "level", "warning", "msg", 3)
+	log.Info("int level", slog.Int("level", 7), slog.Any("level2", slog.LevelWarn))
+	log.Info("level value", slog.Any("level", slog.LevelError))
+	log.WithGroup("g").Info("grouped", "level", 1.5)
+	log.With("level", sdkLevel("bound")).Warn("bound")
+	var nilStringer *panicky
+	log.Info("panicking values", "s", nilStringer, "e", brokenErr{}, "ok", "fine")
+	lines := parseLines(t, buf.String())
+	if len(lines) != 7 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	for i, want := range []map[string]any{
+		{"severity": "INFO", "message": "client log level set", "level": "debug"},
+		{"severity": "INFO", "level": "warning"},
+		{"severity": "INFO", "level": float64(7), "level2": "WARN"},
+		{"severity": "INFO"},
+		{"severity": "INFO", "message": "grouped"},
+		{"severity": "WARNING", "level": "bound"},
+		{"severity": "INFO", "ok": "fine"},
+	} {
+		for k, v := range want {
+			if lines[i][k] != v {
+				t.Errorf("line %d: %s = %#v, want %#v (%v)", i, k, lines[i][k], v, lines[i])
+			}
+		}
+	}
+	if g, _ := lines[4]["g"].(map[string]any); g["level"] != 1.5 {
+		t.Errorf("grouped level = %v", lines[4]["g"])
+	}
+	for _, k := range []string{"s", "e"} {
+		if s, _ := lines[6][k].(string); !strings.HasPrefix(s, "!PANIC(") {
+			t.Errorf("%s = %v, want a panic marker", k, lines[6][k])
+		}
+	}
+	assertNoLeaks(t, buf.String())
+}
+
+type panicHandler struct{ slog.Handler }
+
+func (panicHandler) Handle(context.Context, slog.Record) error {
+	panic("handler broke: ya29.inhandler")
+}
+func (h panicHandler) WithAttrs([]slog.Attr) slog.Handler { panic("WithAttrs broke") }
+
+// A handler that panics is recovered: the caller goes on, and the fallback
+// writer gets one redacted line saying what was dropped.
+func TestSafeHandlerRecovers(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, &buf))
+	log.Info("first ya29.inmessage")
+	log.With("k", "v").Info("second")
+	lines := parseLines(t, buf.String())
+	if len(lines) != 3 {
+		t.Fatalf("%d fallback lines:\n%s", len(lines), buf.String())
+	}
+	if lines[0]["severity"] != "ERROR" || !strings.Contains(lines[0]["message"].(string), "log handler panicked") ||
+		lines[0]["dropped"] != "first [REDACTED]" {
+		t.Errorf("fallback line = %v", lines[0])
+	}
+	assertNoLeaks(t, buf.String())
+	// Without a fallback nothing is written and nothing panics.
+	slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, nil)).Error("x")
 }

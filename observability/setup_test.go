@@ -8,15 +8,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
 // clearOTelEnv makes a test independent of the machine's OTEL_* settings.
@@ -33,14 +32,15 @@ func clearOTelEnv(t *testing.T) {
 // exercise records something on every signal.
 func exercise(t *testing.T, tel *Telemetry) {
 	t.Helper()
-	mw := tel.ToolMiddleware()
 	ctx := context.Background()
-	_, _ = mw("execute_sql", func(context.Context, *mcp.CallToolRequest) (any, error) { return "ok", nil })(ctx, nil)
-	_, _ = mw("execute_sql", func(context.Context, *mcp.CallToolRequest) (any, error) {
+	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, error) { return "ok", nil })(ctx)
+	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, error) {
 		return nil, bqerr.New(bqerr.NotFound, "no such table")
-	})(ctx, nil)
-	tel.CacheLookup(ctx, resilience.CacheHit, 0)
-	tel.ResilienceHooks().BreakerChanged("proj-a", resilience.Closed, resilience.Open)
+	})(ctx)
+	tel.CacheLookup(ctx, CacheHit, 0)
+	tel.CacheLookup(ctx, CacheStale, time.Minute)
+	tel.ObserveBreakers(func() map[string]string { return map[string]string{"proj-a": BreakerOpen} })
+	tel.BreakerChanged("proj-a", BreakerClosed, BreakerOpen)
 }
 
 func TestSetupDefaultsToNone(t *testing.T) {
@@ -67,9 +67,9 @@ func TestSetupDefaultsToNone(t *testing.T) {
 	if stdout != "" || realStderr != "" || stderr.String() != "" {
 		t.Errorf("something was exported: stdout %q, stderr %q, Stderr %q", stdout, realStderr, stderr.String())
 	}
-	// The health counters work without any exporter.
-	if st := tel.Stats(); st.ToolCalls != 2 || st.ToolErrors != 1 || st.CacheHits != 1 || st.Breakers["proj-a"] != resilience.Open {
-		t.Errorf("Stats = %+v", st)
+	// The health report's cache figures work without any exporter.
+	if rate, stale := tel.CacheStats(); rate != 0.5 || stale != 1 {
+		t.Errorf("CacheStats = %v, %d; want 0.5, 1", rate, stale)
 	}
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Errorf("second Shutdown: %v", err)

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
@@ -25,8 +24,6 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
-
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
 // DefaultServiceName is service.name unless Options or OTEL_SERVICE_NAME
@@ -51,7 +48,7 @@ type Options struct {
 	// OTEL_SERVICE_NAME (and service.name in OTEL_RESOURCE_ATTRIBUTES)
 	// override it.
 	ServiceName string
-	// Version is service.version, and the version in [Stats].
+	// Version is service.version and the instrumentation scope's version.
 	Version string
 	// Stdio says stdout carries the MCP protocol: a "console" exporter then
 	// writes to Stderr. Without it, "console" writes to stdout.
@@ -70,30 +67,24 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 }
 
-// Telemetry is the server's metrics, traces and health counters. Its
-// methods return the hooks the other packages call; all are safe for
-// concurrent use. A nil *Telemetry is not usable: use [Setup].
+// Telemetry is the server's metrics, traces and the cache figures of the
+// health report. It knows nothing of the packages it watches: its methods
+// take plain values (names, counts, durations, errors), and the server
+// wiring assigns them to each package's hooks, the way gobreaker.Settings
+// takes OnStateChange. All methods are safe for concurrent use. A nil
+// *Telemetry is not usable: use [Setup].
 type Telemetry struct {
-	tracer  trace.Tracer
-	log     *slog.Logger
-	version string
-	started time.Time
-	mp      metric.MeterProvider
-	tp      trace.TracerProvider
+	tracer trace.Tracer
+	log    *slog.Logger
+	mp     metric.MeterProvider
+	tp     trace.TracerProvider
 
 	inst instruments
 
-	mu       sync.Mutex
-	breakers map[string]resilience.BreakerState
+	mu            sync.Mutex
+	breakerStates func() map[string]string // see ObserveBreakers
 
-	stats struct {
-		toolCalls, toolErrors                atomic.Int64
-		cacheHits, cacheMisses, cacheStale   atomic.Int64
-		attempts, retriesExhausted, rejected atomic.Int64
-		jobsCompleted, jobsCancelled         atomic.Int64
-		bytesProcessed, bytesBilled          atomic.Int64
-		breakerTransitions                   atomic.Int64
-	}
+	cache struct{ hits, misses, stale atomic.Int64 }
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -125,14 +116,7 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	if o.Logger == nil {
 		o.Logger = Discard()
 	}
-	t := &Telemetry{
-		log:      o.Logger,
-		version:  o.Version,
-		started:  time.Now(),
-		breakers: map[string]resilience.BreakerState{},
-		mp:       o.MeterProvider,
-		tp:       o.TracerProvider,
-	}
+	t := &Telemetry{log: o.Logger, mp: o.MeterProvider, tp: o.TracerProvider}
 	fail := func(err error) (*Telemetry, error) {
 		return nil, errors.Join(err, t.Shutdown(ctx))
 	}

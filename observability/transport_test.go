@@ -11,8 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
 const slowBody = 60 * time.Millisecond
@@ -56,11 +54,11 @@ func runTransportRequests(t *testing.T, f *fixture) {
 		return err
 	}
 	base := srv.URL + "/bigquery/v2/projects/proj-a"
-	exec := testExecutor(t, resilience.Hooks{StartAttempt: f.tel.startAttempt})
 	// The insert runs inside an attempt span, as it does in the server.
-	if err := exec.Do(context.Background(), resilience.Query, "proj-a", func(ctx context.Context) error {
-		return do(ctx, http.MethodPost, base+"/jobs?alt=json&prettyPrint=false")
-	}); err != nil {
+	attemptCtx, finish := f.tel.StartAttempt(context.Background(), "query", 1)
+	err := do(attemptCtx, http.MethodPost, base+"/jobs?alt=json&prettyPrint=false")
+	finish(err, false)
+	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()

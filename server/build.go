@@ -146,21 +146,23 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	}
 	tel := cfg.Telemetry
 	var (
-		resHooks    resilience.Hooks
-		queryHooks  query.Hooks
-		cacheLookup func(context.Context, resilience.CacheResult, time.Duration)
-		mw          = []Middleware{Recover(log), LogCalls(log)}
+		resHooks resilience.Hooks
+		qHooks   query.Hooks
+		lookup   func(context.Context, resilience.CacheResult, time.Duration)
+		mw       = []Middleware{Recover(log), LogCalls(log)}
 	)
 	if tel != nil {
-		resHooks, queryHooks, cacheLookup = tel.ResilienceHooks(), tel.QueryHooks(), tel.CacheLookup
+		resHooks, qHooks, lookup = resilienceHooks(tel), queryHooks(tel), cacheLookup(tel)
 		// Telemetry logs failures itself; Recover stays inside it so a
 		// recovered panic is counted as INTERNAL.
-		tm := tel.ToolMiddleware()
-		mw = []Middleware{func(tool string, next Handler) Handler { return tm(tool, next) }, Recover(log)}
+		mw = []Middleware{Observe(tel), Recover(log)}
 	}
 	runner, err := resilience.NewExecutor(cfg.Resilience, resHooks)
 	if err != nil {
 		return nil, err
+	}
+	if tel != nil {
+		tel.ObserveBreakers(breakerStates(runner))
 	}
 	hc, id, err := auth.HTTPClient(ctx, auth.Options{Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource})
 	if err != nil {
@@ -202,7 +204,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
-	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: cacheLookup})
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
 	svc := Services{
 		Schema: schema.NewService(client, rest, runner, cache, string(id.Mode)+":"+id.Principal, cfg.Project),
 		Query: query.NewService(client, rest, runner, query.Config{
@@ -216,7 +218,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			PricePerTiB:    cfg.PricePerTiB,
 			DefaultTimeout: cfg.QueryTimeout,
 			MaxTimeout:     cfg.MaxQueryTimeout,
-		}, queryHooks, log),
+		}, qHooks, log),
 	}
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b

@@ -69,8 +69,7 @@ func (b *Backend) Health(ctx context.Context) *HealthReport {
 		r.Auth.TokenExpiry = exp.UTC().Format(time.RFC3339)
 	}
 	if b.telemetry != nil {
-		st := b.telemetry.Stats()
-		r.Cache.HitRate, r.Cache.Stale = st.CacheHitRate, st.CacheStale
+		r.Cache.HitRate, r.Cache.Stale = b.telemetry.CacheStats()
 	}
 	r.BigQuery.Project = b.project
 	if b.project != "" {

@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if !ok {
 		return fmt.Errorf("unknown log level %q", s.logLevel)
 	}
-	log := observability.NewLoggerWith(stderr, observability.LogOptions{Level: level, ProjectID: s.Project})
+	log := observability.NewLogger(stderr, observability.LogOptions{Level: level, ProjectID: s.Project})
 	s.Version, s.Logger = version, log
 
 	// Metrics and traces export as OTEL_METRICS_EXPORTER /

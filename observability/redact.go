@@ -1,0 +1,142 @@
+package observability
+
+import (
+	"context"
+	"encoding"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// RedactHandler wraps h so that the message and every string in the
+// attributes (nested groups, errors, Stringers, and the strings inside
+// structs, maps and slices) pass through [bqerr.Redact] first: tokens, keys,
+// query strings and private keys never reach the log.
+func RedactHandler(h slog.Handler) slog.Handler {
+	if r, ok := h.(*redactHandler); ok {
+		return r
+	}
+	return &redactHandler{inner: h}
+}
+
+type redactHandler struct{ inner slog.Handler }
+
+func (h *redactHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.inner.Enabled(ctx, l)
+}
+
+func (h *redactHandler) Handle(ctx context.Context, r slog.Record) error {
+	nr := slog.NewRecord(r.Time, r.Level, bqerr.Redact(r.Message), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		nr.AddAttrs(redactAttr(a))
+		return true
+	})
+	return h.inner.Handle(ctx, nr)
+}
+
+func (h *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	out := make([]slog.Attr, 0, len(as))
+	for _, a := range as {
+		out = append(out, redactAttr(a))
+	}
+	return &redactHandler{inner: h.inner.WithAttrs(out)}
+}
+
+func (h *redactHandler) WithGroup(name string) slog.Handler {
+	return &redactHandler{inner: h.inner.WithGroup(name)}
+}
+
+// redactAttr returns a with every string in its value redacted (keys are
+// the code's own names). A LogValuer is resolved first; slog recovers a
+// LogValue that panics.
+func redactAttr(a slog.Attr) slog.Attr {
+	key := a.Key
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindString:
+		return slog.String(key, bqerr.Redact(v.String()))
+	case slog.KindGroup:
+		group := v.Group()
+		out := make([]slog.Attr, 0, len(group))
+		for _, g := range group {
+			out = append(out, redactAttr(g))
+		}
+		return slog.Attr{Key: key, Value: slog.GroupValue(out...)}
+	case slog.KindAny:
+		return slog.Attr{Key: key, Value: redactAny(v.Any())}
+	}
+	return slog.Attr{Key: key, Value: v}
+}
+
+// redactAny redacts a value of unknown type. Errors, Stringers and
+// TextMarshalers become their (redacted) text; anything else takes a round
+// trip through JSON, which is how the JSON handler would write it, so that
+// every string inside can be redacted without changing the shape.
+//
+// A method that panics (a nil pointer behind an error interface, say) gives
+// a marker instead of taking the logger down.
+func redactAny(x any) (v slog.Value) {
+	defer func() {
+		if p := recover(); p != nil {
+			v = slog.StringValue(fmt.Sprintf("!PANIC(%T): %s", x, bqerr.Redact(fmt.Sprint(p))))
+		}
+	}()
+	switch t := x.(type) {
+	case nil:
+		return slog.AnyValue(nil)
+	case error:
+		return slog.StringValue(bqerr.Redact(t.Error()))
+	case fmt.Stringer:
+		return slog.StringValue(bqerr.Redact(t.String()))
+	case encoding.TextMarshaler:
+		b, err := t.MarshalText()
+		if err != nil {
+			return slog.StringValue("!ERROR: " + bqerr.Redact(err.Error()))
+		}
+		return slog.StringValue(bqerr.Redact(string(b)))
+	case json.RawMessage:
+		return redactJSON(t)
+	case []byte:
+		return slog.StringValue(bqerr.Redact(string(t)))
+	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr, float32, float64:
+		return slog.AnyValue(t)
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return slog.StringValue(bqerr.Redact(fmt.Sprintf("%+v", x)))
+	}
+	return redactJSON(b)
+}
+
+// redactJSON decodes JSON and redacts every string and object key in it.
+func redactJSON(b []byte) slog.Value {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return slog.StringValue(bqerr.Redact(string(b)))
+	}
+	return slog.AnyValue(redactTree(v))
+}
+
+func redactTree(v any) any {
+	switch t := v.(type) {
+	case string:
+		return bqerr.Redact(t)
+	case []any:
+		for i := range t {
+			t[i] = redactTree(t[i])
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[bqerr.Redact(k)] = redactTree(e)
+		}
+		return out
+	}
+	return v
+}
