@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"cloud.google.com/go/bigquery"
+	"golang.org/x/sync/errgroup"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -253,38 +254,49 @@ func listedTable(t *bq.TableListTables) Table {
 	return tab
 }
 
+// sizeReaders bounds the concurrent metadata calls of one listing: enough to
+// hide latency, few enough not to look like a burst to BigQuery's rate limits.
+const sizeReaders = 8
+
 // addSizes reads row counts and sizes with a few concurrent metadata calls.
 // A table that vanished between listing and reading keeps no size rather than
-// failing the whole listing.
+// failing the whole listing. Any other failure fails it: the calls in flight
+// are cancelled and no further call starts.
 func (s *Service) addSizes(ctx context.Context, project, dataset string, tables []Table) error {
-	const parallel = 8
-	sem := make(chan struct{}, parallel)
-	errs := make(chan error, len(tables))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(sizeReaders)
+	started := 0
 	for i := range tables {
-		sem <- struct{}{}
-		go func(t *Table) {
-			defer func() { <-sem }()
+		if gctx.Err() != nil {
+			break // a call failed (or the caller gave up): start no more
+		}
+		started++
+		t := &tables[i]
+		g.Go(func() error {
 			var md *bigquery.TableMetadata
-			err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+			err := s.runner.Do(gctx, resilience.Metadata, project, func(ctx context.Context) error {
 				var err error
 				md, err = s.client.DatasetInProject(project, dataset).Table(t.ID).Metadata(ctx)
 				return err
 			})
 			if err != nil {
 				if e := bqerr.From(err); e.Code != bqerr.NotFound {
-					errs <- e
+					return e
 				}
-				return
+				return nil
 			}
 			rows, bytes := md.NumRows, md.NumBytes
 			t.NumRows, t.NumBytes = &rows, &bytes
-		}(&tables[i])
+			return nil
+		})
 	}
-	for range parallel {
-		sem <- struct{}{}
+	if err := g.Wait(); err != nil {
+		return err
 	}
-	close(errs)
-	return <-errs // nil when the channel is empty
+	if started < len(tables) {
+		return ctx.Err() // the caller gave up before every size was read
+	}
+	return nil
 }
 
 // GetTableSchemaInput is get_table_schema's input.
