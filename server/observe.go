@@ -4,8 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -14,25 +12,6 @@ import (
 // This file feeds telemetry: observability knows none of the packages it
 // watches, so the wiring assigns its methods to each package's hooks and
 // translates the packages' own types into plain values on the way.
-
-// Observe records every tool call in telemetry (a span, duration and call
-// metrics, and the log line for a failure; see
-// observability.Telemetry.StartToolCall). The call's result and error pass
-// through unchanged.
-func Observe(tel *observability.Telemetry) Middleware {
-	return func(tool string, next Handler) Handler {
-		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
-			session := ""
-			if req != nil && req.Session != nil {
-				session = req.Session.ID()
-			}
-			ctx, finish := tel.StartToolCall(ctx, tool, session)
-			out, err := next(ctx, req)
-			finish(err)
-			return out, err
-		}
-	}
-}
 
 // resilienceHooks reports the executor's attempts, exhausted retries,
 // breaker transitions and rejections to tel. Whether a failed attempt was

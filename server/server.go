@@ -50,6 +50,9 @@ func New(svc Services, opts Options) *mcp.Server {
 	for _, t := range Tools(svc, opts.AllowWrites) {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}
+	// Added last, so it is outermost: no panic in any method handler, or in
+	// other receiving middleware, escapes.
+	s.AddReceivingMiddleware(RecoverMethods(log))
 	return s
 }
 

@@ -5,18 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"reflect"
-	"runtime/debug"
-	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
-	"github.com/bigquery-mcp/bigquery-mcp/observability"
 )
 
 // Handler is a tool call after its arguments were decoded: it returns the
@@ -144,54 +139,10 @@ func mcpHandler(h Handler) mcp.ToolHandler {
 	}
 }
 
-// Recover turns a panic in a tool into an INTERNAL error, so one bad call
-// cannot take the server (and every other session) down. The stack goes to
-// the log, never to the agent.
-func Recover(log *slog.Logger) Middleware {
-	return func(tool string, next Handler) Handler {
-		return func(ctx context.Context, req *mcp.CallToolRequest) (out any, err error) {
-			defer func() {
-				if p := recover(); p != nil {
-					log.ErrorContext(ctx, "tool panicked", "tool", tool, "panic", bqerr.Redact(fmt.Sprint(p)), "stack", string(debug.Stack()))
-					out, err = nil, bqerr.New(bqerr.Internal, "internal error in "+tool).
-						WithHint("This is a bug in the server; retrying will likely fail the same way. Report it with the time of the call.")
-				}
-			}()
-			return next(ctx, req)
-		}
-	}
-}
-
-// LogCalls logs each call's outcome when telemetry is off. Failures go
-// through observability.LogToolError, the same line telemetry writes: the
-// raw, redacted cause the agent never sees, severity by error class, and a
-// fingerprint.
-func LogCalls(log *slog.Logger) Middleware {
-	return func(tool string, next Handler) Handler {
-		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
-			start := time.Now()
-			out, err := next(ctx, req)
-			elapsed := time.Since(start)
-			if err == nil {
-				log.DebugContext(ctx, "tool call", "tool", tool, "duration_ms", elapsed.Milliseconds())
-				return out, nil
-			}
-			e := bqerr.From(err)
-			observability.LogToolError(ctx, log, tool, e, slog.Int64("duration_ms", elapsed.Milliseconds()))
-			return nil, e
-		}
-	}
-}
-
 // chain applies middleware so that the first listed runs outermost.
 func chain(tool string, h Handler, mw []Middleware) Handler {
 	for i := len(mw) - 1; i >= 0; i-- {
 		h = mw[i](tool, h)
 	}
 	return h
-}
-
-// oneLine keeps descriptions readable in source and compact on the wire.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
