@@ -36,7 +36,7 @@ const encMaxSafeInt = 1 << 53
 // failing json.Marshaler on a value the BigQuery client does not produce.
 func EncodeRow(schema bigquery.Schema, row []bigquery.Value) (json.RawMessage, error) {
 	bp := encBufPool.Get().(*[]byte)
-	buf, err := AppendRow((*bp)[:0], schema, row)
+	buf, err := appendRow((*bp)[:0], schema, row)
 	var out json.RawMessage
 	if err == nil {
 		out = make(json.RawMessage, len(buf))
@@ -49,9 +49,9 @@ func EncodeRow(schema bigquery.Schema, row []bigquery.Value) (json.RawMessage, e
 	return out, err
 }
 
-// AppendRow is EncodeRow appending to dst, for callers that reuse a buffer
-// across rows. On error it returns dst unchanged.
-func AppendRow(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([]byte, error) {
+// appendRow is EncodeRow's body, appending to a reusable buffer. On error
+// it returns dst unchanged.
+func appendRow(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '{')
 	n := max(len(schema), len(row))

@@ -438,9 +438,9 @@ func TestEncodeRowMarshalerError(t *testing.T) {
 		t.Fatalf("want error, got %s, %v", out, err)
 	}
 	dst := []byte("prefix")
-	dst, err = AppendRow(dst, schema, []bigquery.Value{tvBadMarshaler{}})
+	dst, err = appendRow(dst, schema, []bigquery.Value{tvBadMarshaler{}})
 	if err == nil || string(dst) != "prefix" {
-		t.Fatalf("AppendRow on error: %q, %v", dst, err)
+		t.Fatalf("appendRow on error: %q, %v", dst, err)
 	}
 }
 
@@ -568,12 +568,12 @@ func TestAppendRowReusesBuffer(t *testing.T) {
 	}
 	buf := make([]byte, 0, 4096)
 	allocs := testing.AllocsPerRun(100, func() {
-		buf, _ = AppendRow(buf[:0], schema, row)
+		buf, _ = appendRow(buf[:0], schema, row)
 	})
 	if !bytes.Equal(buf, want) {
-		t.Fatalf("AppendRow differs from EncodeRow:\n%s\n%s", buf, want)
+		t.Fatalf("appendRow differs from EncodeRow:\n%s\n%s", buf, want)
 	}
-	t.Logf("AppendRow allocs/op over the 20-column row: %v", allocs)
+	t.Logf("appendRow allocs/op over the 20-column row: %v", allocs)
 }
 
 func BenchmarkEncodeRow(b *testing.B) {

@@ -89,42 +89,6 @@ func CheckReadOnly(sql string) error {
 	return v
 }
 
-// LeadingKeyword returns the first keyword of the first statement
-// (upper-case), skipping comments, whitespace and "(" — for messages and logs.
-// It returns "" when the statement does not start with a keyword (a literal,
-// a number, an operator, or nothing at all). Unterminated strings or comments
-// are tolerated: whatever precedes them is still examined. The result is
-// capped at maxKeywordLen bytes so that a huge identifier cannot bloat logs.
-func LeadingKeyword(sql string) string {
-	toks, _ := lexSQL(sql)
-	stmts := splitSQLTokens(toks)
-	if len(stmts) == 0 {
-		return ""
-	}
-	kw, _ := leadingKeyword(stmts[0])
-	return kw
-}
-
-// SplitStatements splits GoogleSQL text into statements on ';' outside
-// strings, quoted identifiers and comments; empty statements (only
-// whitespace/comments) are dropped.
-//
-// Each statement is returned as the source text from its first token to its
-// last, so comments before the first token or after the last one are not
-// included (a trailing "-- comment" would otherwise swallow a ';' added by a
-// caller that joins statements again). When the text ends inside an
-// unterminated string, quoted identifier or comment, the rest of the input is
-// treated as part of the current statement (or, for a comment, dropped).
-func SplitStatements(sql string) []string {
-	toks, _ := lexSQL(sql)
-	stmts := splitSQLTokens(toks)
-	out := make([]string, 0, len(stmts))
-	for _, st := range stmts {
-		out = append(out, sql[st[0].start:st[len(st)-1].end])
-	}
-	return out
-}
-
 // maxKeywordLen caps the keywords that are reported. Real statement keywords
 // are short; anything longer is an identifier that only needs to be
 // recognisable in a message.

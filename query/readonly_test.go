@@ -229,6 +229,45 @@ func TestCheckReadOnlyReasonIsAgentSafe(t *testing.T) {
 	}
 }
 
+// The two helpers below expose the lexer's view of a whole text, so the
+// tests and the fuzz target can check that the guard and the lexer agree.
+
+// sqlLeadingKeyword returns the first keyword of the first statement
+// (upper-case), skipping comments, whitespace and "(" — what the guard blames.
+// It returns "" when the statement does not start with a keyword (a literal,
+// a number, an operator, or nothing at all). Unterminated strings or comments
+// are tolerated: whatever precedes them is still examined. The result is
+// capped at maxKeywordLen bytes so that a huge identifier cannot bloat logs.
+func sqlLeadingKeyword(sql string) string {
+	toks, _ := lexSQL(sql)
+	stmts := splitSQLTokens(toks)
+	if len(stmts) == 0 {
+		return ""
+	}
+	kw, _ := leadingKeyword(stmts[0])
+	return kw
+}
+
+// sqlStatements splits GoogleSQL text into statements on ';' outside
+// strings, quoted identifiers and comments; empty statements (only
+// whitespace/comments) are dropped.
+//
+// Each statement is returned as the source text from its first token to its
+// last, so comments before the first token or after the last one are not
+// included (a trailing "-- comment" would otherwise swallow a ';' added by a
+// caller that joins statements again). When the text ends inside an
+// unterminated string, quoted identifier or comment, the rest of the input is
+// treated as part of the current statement (or, for a comment, dropped).
+func sqlStatements(sql string) []string {
+	toks, _ := lexSQL(sql)
+	stmts := splitSQLTokens(toks)
+	out := make([]string, 0, len(stmts))
+	for _, st := range stmts {
+		out = append(out, sql[st[0].start:st[len(st)-1].end])
+	}
+	return out
+}
+
 func TestLeadingKeyword(t *testing.T) {
 	for _, tc := range []struct{ sql, want string }{
 		{"SELECT 1", "SELECT"},
@@ -247,8 +286,8 @@ func TestLeadingKeyword(t *testing.T) {
 		{"@x", ""},
 		{strings.Repeat("a", 100), strings.Repeat("A", maxKeywordLen)},
 	} {
-		if got := LeadingKeyword(tc.sql); got != tc.want {
-			t.Errorf("LeadingKeyword(%q) = %q, want %q", tc.sql, got, tc.want)
+		if got := sqlLeadingKeyword(tc.sql); got != tc.want {
+			t.Errorf("sqlLeadingKeyword(%q) = %q, want %q", tc.sql, got, tc.want)
 		}
 	}
 }
@@ -273,9 +312,9 @@ func TestSplitStatements(t *testing.T) {
 		{"SELECT 1; /* unterminated ; x", []string{"SELECT 1"}},
 		{"SELECT 1 --\r; SELECT 2", []string{"SELECT 1", "SELECT 2"}},
 	} {
-		got := SplitStatements(tc.sql)
+		got := sqlStatements(tc.sql)
 		if !slices.Equal(got, tc.want) || got == nil {
-			t.Errorf("SplitStatements(%q) = %q, want %q", tc.sql, got, tc.want)
+			t.Errorf("sqlStatements(%q) = %q, want %q", tc.sql, got, tc.want)
 		}
 	}
 }
@@ -291,21 +330,21 @@ func FuzzCheckReadOnly(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, sql string) {
 		err := CheckReadOnly(sql)
-		stmts := SplitStatements(sql)
-		kw := LeadingKeyword(sql)
+		stmts := sqlStatements(sql)
+		kw := sqlLeadingKeyword(sql)
 
 		// Each piece is a complete statement on its own: splitting it again
 		// gives it back unchanged, and it leads with the same keyword.
 		for i, s := range stmts {
-			if again := SplitStatements(s); len(again) != 1 || again[0] != s {
-				t.Fatalf("SplitStatements(%q)[%d] = %q re-splits into %q", sql, i, s, again)
+			if again := sqlStatements(s); len(again) != 1 || again[0] != s {
+				t.Fatalf("sqlStatements(%q)[%d] = %q re-splits into %q", sql, i, s, again)
 			}
 			if !strings.Contains(sql, s) {
-				t.Fatalf("SplitStatements(%q)[%d] = %q is not part of the input", sql, i, s)
+				t.Fatalf("sqlStatements(%q)[%d] = %q is not part of the input", sql, i, s)
 			}
 		}
-		if len(stmts) > 0 && LeadingKeyword(stmts[0]) != kw {
-			t.Fatalf("LeadingKeyword(%q) = %q, but the first statement %q leads with %q", sql, kw, stmts[0], LeadingKeyword(stmts[0]))
+		if len(stmts) > 0 && sqlLeadingKeyword(stmts[0]) != kw {
+			t.Fatalf("sqlLeadingKeyword(%q) = %q, but the first statement %q leads with %q", sql, kw, stmts[0], sqlLeadingKeyword(stmts[0]))
 		}
 
 		if err != nil {
