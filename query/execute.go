@@ -87,7 +87,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{sql: sql, params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.DefaultTimeout}
+	r := &request{sql: sql, params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
 	if ds := strings.ReplaceAll(strings.TrimSpace(in.DefaultDataset), "`", ""); ds != "" {
 		r.defaultProject, r.defaultDataset = s.cfg.Project, ds
 		if p, d, ok := strings.Cut(ds, "."); ok {
@@ -98,8 +98,8 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 		}
 	}
 	switch {
-	case in.MaxRows < 0 || in.MaxRows > s.cfg.MaxRowsLimit:
-		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRowsLimit),
+	case in.MaxRows < 0 || in.MaxRows > s.cfg.MaxRows:
+		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRows),
 			"Ask for fewer rows, aggregate in SQL, or page through results with get_query_results.")
 	case in.MaxRows > 0:
 		r.maxRows = in.MaxRows
@@ -111,7 +111,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	case in.MaxBytesBilled > 0:
 		r.maxBytesBilled = in.MaxBytesBilled
 	}
-	switch max := int(s.cfg.MaxTimeout / time.Second); {
+	switch max := int(s.cfg.MaxQueryTimeout / time.Second); {
 	case in.TimeoutSeconds < 0 || in.TimeoutSeconds > max:
 		return nil, bqerr.Invalid(fmt.Sprintf("timeoutSeconds must be between 1 and %d", max),
 			"Leave timeoutSeconds out to use the server default.")

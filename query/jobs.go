@@ -51,7 +51,7 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	job, status, err := s.job(ctx, id, loc)
 	if err != nil {
@@ -67,7 +67,7 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	job, _, err := s.job(ctx, id, loc)
 	if err != nil {

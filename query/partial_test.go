@@ -240,14 +240,14 @@ func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
 	cfg := Config{
-		Project:        "p",
-		AllowWrites:    true, // no read-only dry run: the fake need not answer one
-		MaxBytesBilled: 1 << 30,
-		DefaultMaxRows: 100,
-		MaxRowsLimit:   1000,
-		MaxResultBytes: 1 << 20,
-		DefaultTimeout: 30 * time.Second,
-		MaxTimeout:     time.Minute,
+		Project:         "p",
+		AllowWrites:     true, // no read-only dry run: the fake need not answer one
+		MaxBytesBilled:  1 << 30,
+		DefaultMaxRows:  100,
+		MaxRows:         1000,
+		MaxResultBytes:  1 << 20,
+		QueryTimeout:    30 * time.Second,
+		MaxQueryTimeout: time.Minute,
 	}
 	s := NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
 	s.newJobID = func() string { return partialJobID }

@@ -30,12 +30,12 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	maxRows := s.cfg.DefaultMaxRows
 	switch {
-	case in.MaxRows < 0 || in.MaxRows > s.cfg.MaxRowsLimit:
-		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRowsLimit), "Ask for fewer rows per page.")
+	case in.MaxRows < 0 || in.MaxRows > s.cfg.MaxRows:
+		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRows), "Ask for fewer rows per page.")
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.DefaultTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
 	job, status, err := s.job(ctx, id, loc)
 	if err != nil {

@@ -33,16 +33,19 @@ type Config struct {
 	AllowWrites bool
 	// MaxBytesBilled is set on every job; an agent may ask for less.
 	MaxBytesBilled int64
-	// DefaultMaxRows and MaxRowsLimit bound the rows returned per call.
+	// DefaultMaxRows (--default-max-rows) is how many rows a call returns
+	// when it names no maxRows; MaxRows (--max-rows) the most it may ask for.
 	DefaultMaxRows int
-	MaxRowsLimit   int
+	MaxRows        int
 	// MaxResultBytes bounds the encoded rows returned per call.
 	MaxResultBytes int
 	// PricePerTiB is the on-demand price used for dry-run estimates (USD).
 	PricePerTiB float64
-	// DefaultTimeout and MaxTimeout bound how long a query may run.
-	DefaultTimeout time.Duration
-	MaxTimeout     time.Duration
+	// QueryTimeout (--query-timeout) bounds a call that names no
+	// timeoutSeconds, and the job tools' calls; MaxQueryTimeout
+	// (--max-query-timeout) is the most a call may ask for.
+	QueryTimeout    time.Duration
+	MaxQueryTimeout time.Duration
 }
 
 // Service runs queries.

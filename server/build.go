@@ -208,16 +208,16 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc := Services{
 		Schema: schema.NewService(client, rest, runner, cache, string(id.Mode)+":"+id.Principal, cfg.Project),
 		Query: query.NewService(client, rest, runner, query.Config{
-			Project:        cfg.Project,
-			Location:       cfg.Location,
-			AllowWrites:    cfg.AllowWrites,
-			MaxBytesBilled: cfg.MaxBytesBilled,
-			DefaultMaxRows: cfg.DefaultMaxRows,
-			MaxRowsLimit:   cfg.MaxRows,
-			MaxResultBytes: cfg.MaxResultBytes,
-			PricePerTiB:    cfg.PricePerTiB,
-			DefaultTimeout: cfg.QueryTimeout,
-			MaxTimeout:     cfg.MaxQueryTimeout,
+			Project:         cfg.Project,
+			Location:        cfg.Location,
+			AllowWrites:     cfg.AllowWrites,
+			MaxBytesBilled:  cfg.MaxBytesBilled,
+			DefaultMaxRows:  cfg.DefaultMaxRows,
+			MaxRows:         cfg.MaxRows,
+			MaxResultBytes:  cfg.MaxResultBytes,
+			PricePerTiB:     cfg.PricePerTiB,
+			QueryTimeout:    cfg.QueryTimeout,
+			MaxQueryTimeout: cfg.MaxQueryTimeout,
 		}, qHooks, log),
 	}
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
