@@ -145,14 +145,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	tel := cfg.Telemetry
-	var (
-		resHooks resilience.Hooks
-		qHooks   query.Hooks
-		lookup   func(context.Context, resilience.CacheResult, time.Duration)
-		mw       = []Middleware{Recover(log), LogCalls(log)}
-	)
+	// What the layers report goes to telemetry (when on) and to the client.
+	cl := &clientLog{}
+	resHooks, qHooks, lookup := resilienceHooks(tel, cl), queryHooks(tel), cacheLookup(tel)
+	mw := []Middleware{Recover(log), LogCalls(log)}
 	if tel != nil {
-		resHooks, qHooks, lookup = resilienceHooks(tel), queryHooks(tel), cacheLookup(tel)
 		// Telemetry logs failures itself; Recover stays inside it so a
 		// recovered panic is counted as INTERNAL.
 		mw = []Middleware{Observe(tel), Recover(log)}
@@ -223,5 +220,6 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: append(mw, cfg.Middleware...)})
+	cl.server.Store(b.MCP)
 	return b, nil
 }

@@ -2,51 +2,98 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// This file feeds telemetry: observability knows none of the packages it
-// watches, so the wiring assigns its methods to each package's hooks and
-// translates the packages' own types into plain values on the way.
+// This file is where the packages' hooks are filled: observability knows
+// none of the packages it watches, so the wiring assigns its methods to
+// each package's hooks and translates the packages' own types into plain
+// values on the way. The same hooks tell the client what is worth seeing
+// (clientlog.go). tel may be nil (telemetry off); the client is told all
+// the same.
 
 // resilienceHooks reports the executor's attempts, exhausted retries,
-// breaker transitions and rejections to tel. Whether a failed attempt was
+// breaker transitions and rejections. Whether a failed attempt was
 // retryable is the executor's verdict (resilience.Retryable), which knows
 // more than the error's code: a cancelled call or an open breaker is not.
-func resilienceHooks(tel *observability.Telemetry) resilience.Hooks {
-	return resilience.Hooks{
-		Attempt: func(ctx context.Context, op resilience.Operation, attempt int, err error) {
-			tel.Attempt(ctx, string(op), attempt, err, resilience.Retryable(err))
-		},
-		StartAttempt: func(ctx context.Context, op resilience.Operation, attempt int) (context.Context, func(error)) {
-			ctx, finish := tel.StartAttempt(ctx, string(op), attempt)
-			return ctx, func(err error) { finish(err, resilience.Retryable(err)) }
-		},
+func resilienceHooks(tel *observability.Telemetry, cl *clientLog) resilience.Hooks {
+	h := resilience.Hooks{
 		Exhausted: func(ctx context.Context, op resilience.Operation, attempts int, err error) {
-			tel.Exhausted(ctx, string(op), attempts, err)
+			if tel != nil {
+				tel.Exhausted(ctx, string(op), attempts, err)
+			}
+			code := string(bqerr.From(err).Code)
+			tellClient(ctx, slog.LevelWarn, fmt.Sprintf("BigQuery failed %d times in a row (%s); the %s call gave up", attempts, code, op),
+				slog.String("operation", string(op)), slog.Int("attempts", attempts), slog.String("code", code))
 		},
 		BreakerChanged: func(scope string, from, to resilience.BreakerState) {
-			tel.BreakerChanged(scope, string(from), string(to))
+			if tel != nil {
+				tel.BreakerChanged(scope, string(from), string(to))
+			}
+			attrs := []slog.Attr{slog.String("project", scope), slog.String("from", string(from)), slog.String("to", string(to))}
+			switch to {
+			case resilience.Open:
+				cl.broadcast(slog.LevelWarn, "circuit breaker opened for BigQuery project "+scope+": calls fail at once until BigQuery recovers", attrs...)
+			case resilience.Closed:
+				cl.broadcast(slog.LevelInfo, "circuit breaker closed for BigQuery project "+scope+": BigQuery answers again", attrs...)
+			}
 		},
 		Rejected: func(ctx context.Context, op resilience.Operation, scope string) {
-			tel.Rejected(ctx, string(op), scope)
+			if tel != nil {
+				tel.Rejected(ctx, string(op), scope)
+			}
+			tellClient(ctx, slog.LevelWarn, "circuit breaker open for BigQuery project "+scope+": the call was refused without asking BigQuery",
+				slog.String("operation", string(op)), slog.String("project", scope))
 		},
 	}
+	if tel != nil {
+		h.Attempt = func(ctx context.Context, op resilience.Operation, attempt int, err error) {
+			tel.Attempt(ctx, string(op), attempt, err, resilience.Retryable(err))
+		}
+		h.StartAttempt = func(ctx context.Context, op resilience.Operation, attempt int) (context.Context, func(error)) {
+			ctx, finish := tel.StartAttempt(ctx, string(op), attempt)
+			return ctx, func(err error) { finish(err, resilience.Retryable(err)) }
+		}
+	}
+	return h
 }
 
-// queryHooks reports finished and cancelled jobs to tel.
+// queryHooks reports finished and cancelled jobs.
 func queryHooks(tel *observability.Telemetry) query.Hooks {
-	return query.Hooks{JobDone: tel.JobDone, JobCancelled: tel.JobCancelled}
+	h := query.Hooks{
+		JobCancelled: func(ctx context.Context, reason string) {
+			if tel != nil {
+				tel.JobCancelled(ctx, reason)
+			}
+			if reason == "timeout" { // a client that cancelled knows
+				tellClient(ctx, slog.LevelInfo, "BigQuery job cancelled: the query ran past its timeout", slog.String("reason", reason))
+			}
+		},
+	}
+	if tel != nil {
+		h.JobDone = tel.JobDone
+	}
+	return h
 }
 
-// cacheLookup reports metadata cache lookups to tel.
+// cacheLookup reports metadata cache lookups, and tells the client when it
+// gets stale metadata.
 func cacheLookup(tel *observability.Telemetry) func(context.Context, resilience.CacheResult, time.Duration) {
 	return func(ctx context.Context, r resilience.CacheResult, age time.Duration) {
-		tel.CacheLookup(ctx, string(r), age)
+		if tel != nil {
+			tel.CacheLookup(ctx, string(r), age)
+		}
+		if r == resilience.CacheStale {
+			tellClient(ctx, slog.LevelWarn, fmt.Sprintf("BigQuery could not be asked: serving metadata cached %s ago", age.Round(time.Second)),
+				slog.Int64("ageSeconds", int64(age.Seconds())))
+		}
 	}
 }
 

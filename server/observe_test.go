@@ -46,7 +46,7 @@ func unavailable() error {
 // call the open breaker rejects, and a probe that closes it again.
 func TestResilienceHooks(t *testing.T) {
 	f := newFixture(t)
-	exec := testExecutor(t, resilienceHooks(f.tel))
+	exec := testExecutor(t, resilienceHooks(f.tel, &clientLog{}))
 	f.tel.ObserveBreakers(breakerStates(exec))
 	mw := Observe(f.tel)
 
@@ -185,7 +185,7 @@ func TestResilienceHooks(t *testing.T) {
 // A non-retryable failure is one attempt with outcome "error".
 func TestAttemptOutcomeError(t *testing.T) {
 	f := newFixture(t)
-	exec := testExecutor(t, resilienceHooks(f.tel))
+	exec := testExecutor(t, resilienceHooks(f.tel, &clientLog{}))
 	err := exec.Do(context.Background(), resilience.Metadata, "proj-b", func(context.Context) error {
 		return &googleapi.Error{Code: 404, Errors: []googleapi.ErrorItem{{Reason: "notFound"}}}
 	})

@@ -21,8 +21,8 @@ type Options struct {
 	AllowWrites bool
 	// Logger receives server logs (stderr, JSON).
 	Logger *slog.Logger
-	// Middleware runs around every tool call, first listed outermost. Nil
-	// means Recover and LogCalls.
+	// Middleware runs around every tool call, first listed outermost,
+	// inside NotifyClient. Nil means Recover and LogCalls.
 	Middleware []Middleware
 }
 
@@ -47,6 +47,8 @@ func New(svc Services, opts Options) *mcp.Server {
 	if mw == nil {
 		mw = []Middleware{Recover(log), LogCalls(log)}
 	}
+	// Outermost, so the client hears of every failure, panics included.
+	mw = append([]Middleware{NotifyClient()}, mw...)
 	for _, t := range Tools(svc, opts.AllowWrites) {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}
