@@ -16,7 +16,7 @@ func (s *Service) dryRun(ctx context.Context, r *request) (*bigquery.QueryStatis
 	q := s.newQuery(r)
 	q.DryRun = true
 	var job *bigquery.Job
-	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		job, err = q.Run(ctx)
 		return err

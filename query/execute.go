@@ -166,7 +166,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
 	}
 	var status *bigquery.JobStatus
-	err = s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		status, err = job.Status(ctx)
 		return err
@@ -193,7 +193,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 // fetched instead of started twice.
 func (s *Service) insert(ctx context.Context, q *bigquery.Query) (*bigquery.Job, error) {
 	var job *bigquery.Job
-	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		job, err = q.Run(ctx)
 		if isDuplicate(err) {

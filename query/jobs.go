@@ -73,7 +73,7 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	if err != nil {
 		return nil, err
 	}
-	err = s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		call := s.rest.Jobs.Cancel(s.cfg.Project, id).Context(ctx)
 		if job.Location() != "" {
 			call = call.Location(job.Location())
@@ -93,7 +93,7 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 
 func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigquery.JobStatus, error) {
 	var job *bigquery.Job
-	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		job, err = s.client.JobFromIDLocation(ctx, id, loc)
 		return err

@@ -71,7 +71,7 @@ func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64,
 		total     uint64
 		byteCut   bool
 	)
-	err := s.runner.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		it, err := job.Read(ctx)
 		if err != nil {
 			return err

@@ -17,11 +17,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// Runner runs a BigQuery call under the resilience policy of its operation.
-type Runner interface {
-	Do(ctx context.Context, op resilience.Operation, scope string, fn func(context.Context) error) error
-}
-
 // Config holds the server-side limits that agents may tighten but never
 // loosen.
 type Config struct {
@@ -54,11 +49,12 @@ type Service struct {
 	// rest cancels jobs with one plain request: the client's Job.Cancel
 	// retries until its context ends, which a cancel on the way out of a
 	// timed-out call cannot afford.
-	rest   *bq.Service
-	runner Runner
-	hooks  Hooks
-	cfg    Config
-	log    *slog.Logger
+	rest *bq.Service
+	// exec runs every BigQuery call under its operation's policy.
+	exec  *resilience.Executor
+	hooks Hooks
+	cfg   Config
+	log   *slog.Logger
 	// newJobID picks a job ID before the first attempt so that a retried
 	// insert can never start a second job.
 	newJobID func() string
@@ -74,11 +70,11 @@ type Hooks struct {
 }
 
 // NewService returns a query service.
-func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, cfg Config, hooks Hooks, log *slog.Logger) *Service {
+func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Executor, cfg Config, hooks Hooks, log *slog.Logger) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{client: client, rest: rest, runner: runner, hooks: hooks, cfg: cfg, log: log, newJobID: func() string { return "bqmcp_" + uuid.NewString() }}
+	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, newJobID: func() string { return "bqmcp_" + uuid.NewString() }}
 }
 
 // fail maps err for the agent and, when the query's deadline or the

@@ -17,11 +17,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// Runner runs a BigQuery call under the resilience policy of its operation.
-type Runner interface {
-	Do(ctx context.Context, op resilience.Operation, scope string, fn func(context.Context) error) error
-}
-
 // Service lists datasets and tables and reads table metadata.
 //
 // Listing uses the REST service directly because the Go client's iterators
@@ -30,7 +25,7 @@ type Runner interface {
 type Service struct {
 	client  *bigquery.Client
 	rest    *bq.Service
-	runner  Runner
+	exec    *resilience.Executor
 	cache   *resilience.Cache
 	project string
 	// identity keeps one caller's cached answers from being served to
@@ -40,8 +35,8 @@ type Service struct {
 
 // NewService returns a Service using defaultProject when a call names none.
 // Answers are cached per identity in cache.
-func NewService(client *bigquery.Client, rest *bq.Service, runner Runner, cache *resilience.Cache, identity, defaultProject string) *Service {
-	return &Service{client: client, rest: rest, runner: runner, cache: cache, identity: identity, project: defaultProject}
+func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Executor, cache *resilience.Cache, identity, defaultProject string) *Service {
+	return &Service{client: client, rest: rest, exec: exec, cache: cache, identity: identity, project: defaultProject}
 }
 
 // cached serves key from the cache, or computes it with fetch.
@@ -110,7 +105,7 @@ func (s *Service) listDatasets(ctx context.Context, project, filter, token strin
 	out := &ListDatasetsOutput{Project: project, Datasets: []Dataset{}}
 	for {
 		var page *bq.DatasetList
-		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+		err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
 			var err error
 			page, err = s.rest.Datasets.List(project).MaxResults(int64(size)).PageToken(token).Context(ctx).Do()
 			return err
@@ -203,7 +198,7 @@ func (s *Service) listTables(ctx context.Context, project, dataset, filter, toke
 	out := &ListTablesOutput{Project: project, Dataset: dataset, Tables: []Table{}}
 	for {
 		var page *bq.TableList
-		err := s.runner.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
+		err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
 			var err error
 			page, err = s.rest.Tables.List(project, dataset).MaxResults(int64(size)).PageToken(token).Context(ctx).Do()
 			return err
@@ -274,7 +269,7 @@ func (s *Service) addSizes(ctx context.Context, project, dataset string, tables 
 		t := &tables[i]
 		g.Go(func() error {
 			var md *bigquery.TableMetadata
-			err := s.runner.Do(gctx, resilience.Metadata, project, func(ctx context.Context) error {
+			err := s.exec.Do(gctx, resilience.Metadata, project, func(ctx context.Context) error {
 				var err error
 				md, err = s.client.DatasetInProject(project, dataset).Table(t.ID).Metadata(ctx)
 				return err
@@ -351,7 +346,7 @@ func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*
 	}
 	return cached(ctx, s, "table\x00"+ref.String(), func(ctx context.Context) (*TableSchema, error) {
 		var md *bigquery.TableMetadata
-		err := s.runner.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
+		err := s.exec.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
 			var err error
 			md, err = s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Metadata(ctx)
 			return err
