@@ -129,14 +129,23 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		}
 	}()
 	attempts := 0
+	var (
+		last    *attemptWatch // what the transport saw during the last attempt
+		lastErr error         // the last attempt's outcome, when it ended by itself
+	)
 	err := failsafe.With[any](e.retries[op]).WithContext(ctx).RunWithExecution(func(exec failsafe.Execution[any]) error {
 		attempts++
-		actx := exec.Context()
+		actx, w := watchAttempt(exec.Context())
+		last = w
 		var finish func(error)
 		if e.hooks.StartAttempt != nil {
 			actx, finish = e.hooks.StartAttempt(actx, op, attempts)
 		}
 		err := fn(actx)
+		lastErr = err
+		if actx.Err() != nil {
+			lastErr = nil // cut off by its context: no answer of BigQuery's
+		}
 		if finish != nil {
 			finish(err)
 		}
@@ -146,13 +155,10 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		return err
 	})
 	recorded = true
-	switch {
-	case err == nil || !BackendFault(err) || ctx.Err() != nil && op == Query:
-		// Success, the caller's own mistake, or a query that ran out of the
-		// time its caller gave it: none says BigQuery is unhealthy.
-		cb.RecordSuccess()
-	default:
+	if backendFailed(ctx, op, err, lastErr, last) {
 		cb.RecordFailure()
+	} else {
+		cb.RecordSuccess()
 	}
 	if err == nil {
 		return nil
@@ -170,6 +176,30 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		return be
 	}
 	return err
+}
+
+// backendFailed says whether a finished operation counts against the
+// breaker: BigQuery, or the way to it, failed to answer or answered with a
+// fault. ctx is the operation's context, err what it returned, lastErr the
+// last attempt's outcome (nil when its context cut it off) and last what the
+// transport saw during it.
+func backendFailed(ctx context.Context, op Operation, err, lastErr error, last *attemptWatch) bool {
+	switch {
+	case err == nil, errors.Is(ctx.Err(), context.Canceled):
+		// Success, or the caller gave up: nothing is known of BigQuery.
+		return false
+	case last.Hung():
+		// A request was still unanswered when the attempt ended (its own
+		// deadline, the operation's, or the caller's): a hung BigQuery.
+		return true
+	case ctx.Err() != nil && op == Query:
+		// The caller's time ran out while BigQuery was answering: the job
+		// is still running, which says nothing about BigQuery's health,
+		// unless BigQuery's last answer was itself a fault (a 503 and
+		// the deadline came during the wait before the next attempt).
+		return BackendFault(lastErr)
+	}
+	return BackendFault(err)
 }
 
 // breaker returns scope's breaker, creating it on first use.

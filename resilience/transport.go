@@ -71,7 +71,14 @@ var transientReasons = map[string]bool{
 // RoundTrip implements http.RoundTripper.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	base := t.base()
+	done := watchRequest(req)
 	resp, err := base.RoundTrip(oneShot(req))
+	if done != nil {
+		done(err)
+		if err == nil {
+			resp.Body = &watchedBody{ReadCloser: resp.Body, done: done}
+		}
+	}
 	if err != nil {
 		if req.Context().Err() == nil && t.connFailures.Add(1) >= 2 {
 			// The same connections keep failing: start the next attempt on

@@ -1,0 +1,251 @@
+package resilience
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// jobsBQ is a fake BigQuery that knows one running query job "j" and
+// answers jobs.get and jobs.getQueryResults for it the way its mode says.
+type jobsBQ struct {
+	*httptest.Server
+	requests atomic.Int32
+	// mode: "hang" holds every request until the client gives up;
+	// "running" answers at once that the job is still running;
+	// "longpoll" holds getQueryResults for poll, then says still running;
+	// "stall" sends the headers of jobs.get and then nothing.
+	mode atomic.Value
+	poll time.Duration
+}
+
+const runningJob = `{"kind":"bigquery#job","jobReference":{"projectId":"proj","jobId":"j","location":"US"},` +
+	`"configuration":{"query":{"query":"SELECT 1"}},"status":{"state":"RUNNING"}}`
+
+func newJobsBQ(t *testing.T, mode string) *jobsBQ {
+	t.Helper()
+	f := &jobsBQ{poll: 2 * time.Second}
+	f.mode.Store(mode)
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.requests.Add(1)
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		switch mode := f.mode.Load().(string); {
+		case mode == "hang":
+			<-r.Context().Done()
+		case mode == "stall":
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, `{"kind":"bigquery#job",`)
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case strings.Contains(r.URL.Path, "/queries/"):
+			if mode == "longpoll" {
+				select {
+				case <-time.After(f.poll):
+				case <-r.Context().Done():
+					return
+				}
+			}
+			_, _ = io.WriteString(w, `{"kind":"bigquery#getQueryResultsResponse","jobReference":{"projectId":"proj","jobId":"j","location":"US"},"jobComplete":false}`)
+		default:
+			_, _ = io.WriteString(w, runningJob)
+		}
+	}))
+	// Hung handlers end when their client connection closes.
+	t.Cleanup(func() { f.CloseClientConnections(); f.Close() })
+	return f
+}
+
+// hangConfig opens the breaker after 3 backend faults and retries queries
+// once.
+func hangConfig() Config {
+	cfg := testConfig(2)
+	cfg.Breaker.OpenDuration = time.Minute
+	return cfg
+}
+
+// readJob is a query's wait for its results, as the query tools run it:
+// look the job up, then wait for it with getQueryResults long polls.
+func readJob(client *bigquery.Client) func(context.Context) error {
+	return func(ctx context.Context) error {
+		job, err := client.JobFromIDLocation(ctx, "j", "US")
+		if err != nil {
+			return err
+		}
+		_, err = job.Read(ctx)
+		return err
+	}
+}
+
+// queryCall runs one query operation whose caller allows it d.
+func queryCall(e *Executor, client *bigquery.Client, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return e.Do(ctx, Query, "proj", readJob(client))
+}
+
+// TestHungBigQueryOpensBreaker: query calls that end because BigQuery never
+// answered count as backend faults, so after FailureThreshold of them the
+// next call fails fast without a request.
+func TestHungBigQueryOpensBreaker(t *testing.T) {
+	srv := newJobsBQ(t, "hang")
+	e := newTestExecutor(t, hangConfig(), Hooks{})
+	client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
+	for i := range 3 {
+		err := queryCall(e, client, 150*time.Millisecond)
+		mustCode(t, err, bqerr.DeadlineExceeded)
+		if i < 2 && e.BreakerStates()["proj"] != Closed {
+			t.Fatalf("breaker %s after %d hung calls, want closed until 3", e.BreakerStates()["proj"], i+1)
+		}
+	}
+	if got := e.BreakerStates()["proj"]; got != Open {
+		t.Fatalf("breaker %s after 3 hung calls, want open", got)
+	}
+	before := srv.requests.Load()
+	start := time.Now()
+	err := queryCall(e, client, time.Minute)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the call after the breaker opened took %s, want fast", d)
+	}
+	be := mustCode(t, err, bqerr.Unavailable)
+	if !IsBreakerOpen(err) || be.RetryAfterSeconds == nil {
+		t.Errorf("error %s is not the open breaker's", be.JSON())
+	}
+	if n := srv.requests.Load() - before; n != 0 {
+		t.Errorf("the open breaker let %d requests through", n)
+	}
+}
+
+// TestAnsweredDeadlinesDoNotOpenBreaker: a query that is still running when
+// its caller's time ends, BigQuery answering all along, says nothing about
+// BigQuery's health; nor does a client that cancels a hung call.
+func TestAnsweredDeadlinesDoNotOpenBreaker(t *testing.T) {
+	t.Run("job still running", func(t *testing.T) {
+		srv := newJobsBQ(t, "running")
+		e := newTestExecutor(t, hangConfig(), Hooks{})
+		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
+		for range 5 {
+			mustCode(t, queryCall(e, client, 150*time.Millisecond), bqerr.DeadlineExceeded)
+		}
+		if srv.requests.Load() < 10 {
+			t.Fatalf("only %d requests: the job was not polled", srv.requests.Load())
+		}
+		if got := e.BreakerStates()["proj"]; got != Closed {
+			t.Fatalf("breaker %s after 5 queries that outlived their deadline, want closed", got)
+		}
+	})
+	t.Run("deadline inside a long poll", func(t *testing.T) {
+		// getQueryResults without timeoutMs may be held 10 s by a healthy
+		// BigQuery: a deadline inside that window is the caller's.
+		srv := newJobsBQ(t, "longpoll")
+		e := newTestExecutor(t, hangConfig(), Hooks{})
+		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
+		for range 4 {
+			mustCode(t, queryCall(e, client, 300*time.Millisecond), bqerr.DeadlineExceeded)
+		}
+		if got := e.BreakerStates()["proj"]; got != Closed {
+			t.Fatalf("breaker %s after 4 deadlines inside long polls, want closed", got)
+		}
+	})
+	t.Run("client cancels a hung call", func(t *testing.T) {
+		srv := newJobsBQ(t, "hang")
+		e := newTestExecutor(t, hangConfig(), Hooks{})
+		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
+		for range 4 {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			err := e.Do(ctx, Query, "proj", readJob(client))
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Do = %v, want context.Canceled", err)
+			}
+		}
+		if got := e.BreakerStates()["proj"]; got != Closed {
+			t.Fatalf("breaker %s after 4 client cancels, want closed", got)
+		}
+	})
+}
+
+// TestUnansweredAttemptsOpenBreaker covers the other ways BigQuery can fail
+// to answer: a response-header timeout on each attempt, and a response that
+// stalls after its headers until the deadline.
+func TestUnansweredAttemptsOpenBreaker(t *testing.T) {
+	for _, tc := range []struct {
+		mode     string
+		base     *http.Transport
+		deadline time.Duration
+	}{
+		// Each attempt times out by itself, well inside the caller's time.
+		{"hang", &http.Transport{ResponseHeaderTimeout: 30 * time.Millisecond}, 2 * time.Second},
+		{"stall", &http.Transport{}, 200 * time.Millisecond},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Cleanup(tc.base.CloseIdleConnections)
+			srv := newJobsBQ(t, tc.mode)
+			e := newTestExecutor(t, hangConfig(), Hooks{})
+			client := newBQClient(t, srv.URL, &Transport{Base: tc.base})
+			for range 3 {
+				mustCode(t, queryCall(e, client, tc.deadline), bqerr.DeadlineExceeded)
+			}
+			if got := e.BreakerStates()["proj"]; got != Open {
+				t.Fatalf("breaker %s after 3 unanswered calls, want open", got)
+			}
+		})
+	}
+}
+
+func TestHoldTime(t *testing.T) {
+	get := func(path string) *http.Request {
+		r, _ := http.NewRequest(http.MethodGet, "https://bigquery.googleapis.com/bigquery/v2"+path, nil)
+		return r
+	}
+	post := func(path, body string) *http.Request {
+		r, _ := http.NewRequest(http.MethodPost, "https://bigquery.googleapis.com/bigquery/v2"+path, strings.NewReader(body))
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		req  *http.Request
+		want time.Duration
+	}{
+		{"jobs.get", get("/projects/p/jobs/j"), 0},
+		{"tables.get", get("/projects/p/datasets/d/tables/queries"), 0},
+		{"jobs.insert", post("/projects/p/jobs", `{"configuration":{"query":{"query":"SELECT 1"}}}`), 0},
+		{"getQueryResults default", get("/projects/p/queries/j?maxResults=0"), 11 * time.Second},
+		{"getQueryResults timeoutMs", get("/projects/p/queries/j?timeoutMs=2500"), 3500 * time.Millisecond},
+		{"jobs.query default", post("/projects/p/queries", `{"query":"SELECT 1"}`), 11 * time.Second},
+		{"jobs.query timeoutMs", post("/projects/p/queries", `{"query":"SELECT 1","timeoutMs":45000}`), 46 * time.Second},
+		{"jobs.query bad body", post("/projects/p/queries", `{`), 11 * time.Second},
+	} {
+		if got := holdTime(tc.req); got != tc.want {
+			t.Errorf("%s: holdTime = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// Reading the hold leaves the body for the request itself.
+	r := post("/projects/p/queries", `{"timeoutMs":1}`)
+	holdTime(r)
+	if b, _ := io.ReadAll(r.Body); string(b) != `{"timeoutMs":1}` {
+		t.Errorf("body after holdTime = %q", b)
+	}
+}
+
+// TestWatchOnlyInsideDo: requests outside an executor attempt are not
+// watched, and a hung attempt is reported per attempt.
+func TestWatchOnlyInsideDo(t *testing.T) {
+	if w := watchOf(context.Background()); w != nil || w.Hung() {
+		t.Fatal("a context outside Do carries a watch")
+	}
+	_, w := watchAttempt(context.Background())
+	if w.Hung() {
+		t.Fatal("a fresh watch reports a hang")
+	}
+}
