@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if s.command == "http" {
 		return serveHTTP(ctx, s.addr, backend, log)
 	}
-	err = backend.MCP.Run(ctx, &mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}})
+	err = backend.MCP.Run(ctx, server.SuppressCancelled(&mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return err
 	}
