@@ -147,11 +147,12 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		}
 	}
 
+	op := s.operation(r.sql)
 	q := s.newQuery(r)
 	q.JobID = s.newJobID()
 	// SQL may name customers or hold literals: debug level only, and cut.
-	s.log.DebugContext(ctx, "starting query job", "job_id", q.JobID, "sql", bqerr.Truncate(r.sql, 500))
-	job, err := s.insert(ctx, q)
+	s.log.DebugContext(ctx, "starting query job", "job_id", q.JobID, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
+	job, err := s.insert(ctx, op, q)
 	if err != nil {
 		return nil, s.fail(ctx, err, r, q.JobID, q.Location)
 	}
@@ -162,11 +163,11 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	// getQueryResults), so no separate Job.Wait: it would send the same
 	// polls again and double the requests of every query.
 	out := &ExecuteOutput{JobID: job.ID(), Location: job.Location()}
-	if err := s.readRows(ctx, job, 0, r.maxRows, out); err != nil {
+	if err := s.readRows(ctx, op, job, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
 	}
 	var status *bigquery.JobStatus
-	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err = s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		status, err = job.Status(ctx)
 		return err
@@ -188,12 +189,24 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	return out, nil
 }
 
+// operation picks the policy a statement's job runs under. On a server
+// that allows writes, anything the lexical guard does not accept as a single
+// SELECT (DML, DDL, a script) is a write and gets the write policy, with its
+// own attempt cap and backoff; that errs towards the stricter policy. Every
+// other statement is a query.
+func (s *Service) operation(sql string) resilience.Operation {
+	if s.cfg.AllowWrites && CheckReadOnly(sql) != nil {
+		return resilience.Write
+	}
+	return resilience.Query
+}
+
 // insert starts the job. The job ID is fixed before the first attempt, so a
 // retry after a lost response meets 409 duplicate: the job exists, and is
 // fetched instead of started twice.
-func (s *Service) insert(ctx context.Context, q *bigquery.Query) (*bigquery.Job, error) {
+func (s *Service) insert(ctx context.Context, op resilience.Operation, q *bigquery.Query) (*bigquery.Job, error) {
 	var job *bigquery.Job
-	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
 		var err error
 		job, err = q.Run(ctx)
 		if isDuplicate(err) {

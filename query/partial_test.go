@@ -42,6 +42,8 @@ const fakePageRows = 2
 type fakeBigQuery struct {
 	t        *testing.T
 	failPage func(start, attempt int) bool
+	// failInsert makes every jobs.insert fail with HTTP 503 backendError.
+	failInsert bool
 
 	mu       sync.Mutex
 	requests []string    // method, path and query of every request
@@ -74,6 +76,10 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // insert is jobs.insert: the job is done at once.
 func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request) {
+	if f.failInsert {
+		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
+		return
+	}
 	var job bq.Job
 	if err := json.NewDecoder(r.Body).Decode(&job); err != nil || job.JobReference == nil || job.Configuration == nil || job.Configuration.Query == nil {
 		writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", fmt.Sprintf("bad job insert: %v", err)))

@@ -50,20 +50,20 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	out := &ExecuteOutput{JobID: id, Location: job.Location()}
 	addStats(out, status)
-	if err := s.readRows(ctx, job, in.StartIndex, maxRows, out); err != nil {
+	if err := s.readRows(ctx, resilience.Query, job, in.StartIndex, maxRows, out); err != nil {
 		return nil, bqerr.From(err).WithJobID(id)
 	}
 	return out, nil
 }
 
-// readRows reads up to maxRows rows from start, and stops early when the
-// encoded rows would pass the server's byte cap, so one wide row cannot
-// flood the agent's context.
+// readRows reads up to maxRows rows from start under op's policy, and stops
+// early when the encoded rows would pass the server's byte cap, so one wide
+// row cannot flood the agent's context.
 //
 // Each retry resumes after the last row read, so rows are never read twice.
 // When pages keep failing after some rows arrived, those rows are returned
 // marked incomplete, with where to resume, rather than thrown away.
-func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64, maxRows int, out *ExecuteOutput) error {
+func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bigquery.Job, start uint64, maxRows int, out *ExecuteOutput) error {
 	out.Rows = []json.RawMessage{}
 	size := 0
 	var (
@@ -71,7 +71,7 @@ func (s *Service) readRows(ctx context.Context, job *bigquery.Job, start uint64,
 		total     uint64
 		byteCut   bool
 	)
-	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+	err := s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
 		it, err := job.Read(ctx)
 		if err != nil {
 			return err
