@@ -387,3 +387,79 @@ func TestSafeHandlerRecovers(t *testing.T) {
 	// Without a fallback nothing is written and nothing panics.
 	slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, nil)).Error("x")
 }
+
+type tokenStringer struct{ tok string }
+
+func (s tokenStringer) String() string { return "creds " + s.tok }
+
+type tokenText struct{}
+
+func (tokenText) MarshalText() ([]byte, error) { return []byte("Bearer " + bearerSecret), nil }
+
+type tokenValuer struct{}
+
+func (tokenValuer) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("inner", "ya29.fromvaluer"), slog.Any("err", errors.New("ya29.errinvaluer")))
+}
+
+// Every string reaches the log through bqerr.Redact, whatever shape it
+// travels in: message, attribute, group, error (wrapped, joined, %q-quoted),
+// Stringer and TextMarshaler (alone or inside maps and slices), struct
+// fields via JSON, map keys, JSON text, bytes, LogValuer, bound attributes.
+func TestLogRedactsEveryShape(t *testing.T) {
+	const tok = "ya29.a0shapetoken"
+	type inner struct {
+		Note string `json:"note"`
+	}
+	type outer struct {
+		Token string            `json:"token"`
+		Inner inner             `json:"inner"`
+		Ptr   *inner            `json:"ptr"`
+		Tags  map[string]string `json:"tags"`
+		List  []string          `json:"list"`
+	}
+	quoted := fmt.Errorf("bigquery: %q", "invalid credentials "+tok)
+	shapes := []slog.Attr{
+		slog.String("string", "token "+tok),
+		slog.String("quoted", fmt.Sprintf("%q", "Authorization: Bearer "+bearerSecret)),
+		slog.Any("error", errors.New("refresh failed: "+tok)),
+		slog.Any("wrapped", fmt.Errorf("call: %w", errors.New(tok))),
+		slog.Any("joined", errors.Join(errors.New("a"), errors.New(tok))),
+		slog.Any("quotedError", quoted),
+		slog.Any("doubleQuoted", fmt.Errorf("outer: %q", quoted.Error())),
+		slog.Any("stringer", tokenStringer{tok}),
+		slog.Any("text", tokenText{}),
+		slog.Any("struct", outer{Token: tok, Inner: inner{Note: tok}, Ptr: &inner{Note: tok}, Tags: map[string]string{"t": tok}, List: []string{tok}}),
+		slog.Any("structPtr", &outer{Token: tok}),
+		slog.Any("map", map[string]any{"err": errors.New(tok), "s": tokenStringer{tok}, "deep": map[string]any{"list": []any{tok, errors.New(tok)}}}),
+		slog.Any("mapKey", map[string]int{tok: 1}),
+		slog.Any("errSlice", []error{errors.New(tok), nil}),
+		slog.Any("stringers", []fmt.Stringer{tokenStringer{tok}}),
+		slog.Any("raw", json.RawMessage(`{"access_token":"`+tok+`","list":["`+tok+`"]}`)),
+		slog.Any("bytes", []byte("token="+tok)),
+		slog.Any("valuer", tokenValuer{}),
+		slog.Group("group", slog.String("a", tok), slog.Group("g2", slog.Any("e", errors.New(tok)))),
+	}
+	var buf bytes.Buffer
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+	log.With("bound", tok).WithGroup("req").LogAttrs(context.Background(), slog.LevelInfo, "message "+tok, shapes...)
+	out := buf.String()
+	assertNoLeaks(t, out)
+	if strings.Contains(out, "shapetoken") {
+		t.Errorf("token leaked:\n%s", out)
+	}
+	lines := parseLines(t, out)
+	if len(lines) != 1 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	req, _ := lines[0]["req"].(map[string]any)
+	for _, a := range shapes {
+		if _, ok := req[a.Key]; !ok {
+			t.Errorf("shape %s missing from the line:\n%s", a.Key, out)
+		}
+	}
+	// Errors and Stringers inside maps keep their text, redacted.
+	if m, _ := req["map"].(map[string]any); m["err"] != "[REDACTED]" || m["s"] != "creds [REDACTED]" {
+		t.Errorf("map = %v", req["map"])
+	}
+}

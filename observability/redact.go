@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -71,10 +72,7 @@ func redactAttr(a slog.Attr) slog.Attr {
 	return slog.Attr{Key: key, Value: v}
 }
 
-// redactAny redacts a value of unknown type. Errors, Stringers and
-// TextMarshalers become their (redacted) text; anything else takes a round
-// trip through JSON, which is how the JSON handler would write it, so that
-// every string inside can be redacted without changing the shape.
+// redactAny redacts a value of unknown type; see [redactValue].
 //
 // A method that panics (a nil pointer behind an error interface, say) gives
 // a marker instead of taking the logger down.
@@ -84,42 +82,89 @@ func redactAny(x any) (v slog.Value) {
 			v = slog.StringValue(fmt.Sprintf("!PANIC(%T): %s", x, bqerr.Redact(fmt.Sprint(p))))
 		}
 	}()
+	return slog.AnyValue(redactValue(x, 0))
+}
+
+// maxRedactDepth bounds how deep redactValue walks maps and slices (a
+// cyclic value cannot hang the logger).
+const maxRedactDepth = 16
+
+// redactValue returns x as a tree of JSON-ready values (strings, numbers,
+// bools, maps, slices) with every string redacted. Errors, Stringers and
+// TextMarshalers become their text, wherever they sit: at the top, or as
+// an element of a map or slice. Maps and slices are walked; anything else
+// (structs) takes a round trip through JSON, which is how the JSON handler
+// would write it, so every string inside is redacted without changing the
+// shape.
+func redactValue(x any, depth int) any {
 	switch t := x.(type) {
 	case nil:
-		return slog.AnyValue(nil)
+		return nil
+	case string:
+		return bqerr.Redact(t)
 	case error:
-		return slog.StringValue(bqerr.Redact(t.Error()))
+		return bqerr.Redact(t.Error())
 	case fmt.Stringer:
-		return slog.StringValue(bqerr.Redact(t.String()))
+		return bqerr.Redact(t.String())
 	case encoding.TextMarshaler:
 		b, err := t.MarshalText()
 		if err != nil {
-			return slog.StringValue("!ERROR: " + bqerr.Redact(err.Error()))
+			return "!ERROR: " + bqerr.Redact(err.Error())
 		}
-		return slog.StringValue(bqerr.Redact(string(b)))
+		return bqerr.Redact(string(b))
 	case json.RawMessage:
 		return redactJSON(t)
 	case []byte:
-		return slog.StringValue(bqerr.Redact(string(t)))
+		return bqerr.Redact(string(t))
 	case bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, uintptr, float32, float64:
-		return slog.AnyValue(t)
+		return t
+	}
+	if depth >= maxRedactDepth {
+		return "!DEPTH"
+	}
+	rv := reflect.ValueOf(x)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		if k := rv.Elem().Kind(); k == reflect.Map || k == reflect.Slice || k == reflect.Array {
+			rv = rv.Elem()
+		}
+	}
+	switch rv.Kind() {
+	case reflect.Map:
+		if rv.IsNil() {
+			return nil
+		}
+		out := make(map[string]any, rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			out[bqerr.Redact(fmt.Sprint(it.Key().Interface()))] = redactValue(it.Value().Interface(), depth+1)
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return nil
+		}
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = redactValue(rv.Index(i).Interface(), depth+1)
+		}
+		return out
 	}
 	b, err := json.Marshal(x)
 	if err != nil {
-		return slog.StringValue(bqerr.Redact(fmt.Sprintf("%+v", x)))
+		return bqerr.Redact(fmt.Sprintf("%+v", x))
 	}
 	return redactJSON(b)
 }
 
-// redactJSON decodes JSON and redacts every string and object key in it.
-func redactJSON(b []byte) slog.Value {
+// redactJSON decodes JSON and redacts every string and object key in it;
+// text that is not JSON is redacted as text.
+func redactJSON(b []byte) any {
 	dec := json.NewDecoder(strings.NewReader(string(b)))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return slog.StringValue(bqerr.Redact(string(b)))
+		return bqerr.Redact(string(b))
 	}
-	return slog.AnyValue(redactTree(v))
+	return redactTree(v)
 }
 
 func redactTree(v any) any {
