@@ -93,6 +93,9 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 		if p, d, ok := strings.Cut(ds, "."); ok {
 			r.defaultProject, r.defaultDataset = p, d
 		}
+		if err := bqtype.ValidateProjectID(r.defaultProject); err != nil {
+			return nil, err
+		}
 		if err := bqtype.ValidateDatasetID(r.defaultDataset); err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -33,12 +34,17 @@ type JobOutput struct {
 }
 
 // jobRef validates a job ID and fills in the server's location.
+// Both become parts of request URLs, so they are checked against BigQuery's
+// rules before any request is built.
 func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
 	id = strings.TrimSpace(jobID)
-	if id == "" {
-		return "", "", bqerr.Invalid("jobId is empty", "Pass the jobId returned by execute_sql.")
+	if err := bqtype.ValidateJobID(id); err != nil {
+		return "", "", err
 	}
 	loc = strings.TrimSpace(location)
+	if err := bqtype.ValidateLocation(loc); err != nil {
+		return "", "", err
+	}
 	if loc == "" {
 		loc = s.cfg.Location
 	}

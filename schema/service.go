@@ -87,6 +87,9 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 	if project == "" {
 		return nil, noProject()
 	}
+	if err := bqtype.ValidateProjectID(project); err != nil {
+		return nil, err
+	}
 	size, err := pageSize(in.MaxResults)
 	if err != nil {
 		return nil, err
@@ -179,6 +182,9 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 	}
 	if project == "" {
 		return nil, noProject()
+	}
+	if err := bqtype.ValidateProjectID(project); err != nil {
+		return nil, err
 	}
 	size, err := pageSize(in.MaxResults)
 	if err != nil {
