@@ -20,6 +20,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
+	"github.com/bigquery-mcp/bigquery-mcp/stdio"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -88,7 +89,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if s.command == "http" {
 		return serveHTTP(ctx, s.addr, backend, log)
 	}
-	err = backend.MCP.Run(ctx, server.SuppressCancelled(&mcp.IOTransport{Reader: nopCloser{stdin}, Writer: nopWriteCloser{stdout}}))
+	// The stdio transport answers malformed lines itself, so no input line
+	// can end the session.
+	err = backend.MCP.Run(ctx, server.SuppressCancelled(&stdio.Transport{Reader: stdin, Writer: stdout, Logger: log}))
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -131,11 +134,3 @@ func serveHTTP(ctx context.Context, addr string, b *server.Backend, log *slog.Lo
 	log.Info("shutting down")
 	return srv.Shutdown(shutdown)
 }
-
-type nopCloser struct{ io.Reader }
-
-func (nopCloser) Close() error { return nil }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,178 @@
+// Package stdio is the MCP stdio transport, hardened so that no input line
+// can end the session.
+//
+// go-sdk's IOTransport stops reading, and the server exits, at the first
+// line it cannot decode: invalid JSON, a JSON value that is not a JSON-RPC
+// message, a line over its size limit. Transport puts a filter in front of
+// it: every line is checked (bounded size, bounded nesting, the JSON-RPC 2.0
+// envelope) and a bad line is answered with a JSON-RPC error (-32700 or
+// -32600, id null when the id cannot be read) while the SDK only ever sees
+// lines it can decode. Replies and the SDK's own output share one
+// serialized writer, so output lines never interleave.
+package stdio
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults for Transport's limits.
+const (
+	// DefaultMaxLineBytes matches the SDK's default request-body limit for
+	// streamable HTTP, so both transports accept the same messages.
+	DefaultMaxLineBytes = 4 << 20
+	// DefaultMaxDepth stays well under the 1000 levels at which the SDK's
+	// decoder gives up, and far above what any MCP message needs.
+	DefaultMaxDepth = 256
+)
+
+// Transport is an [mcp.Transport] over a reader and a writer (stdin and
+// stdout in the binary) that answers malformed lines itself.
+type Transport struct {
+	Reader io.Reader
+	Writer io.Writer
+	// MaxLineBytes bounds one line; longer lines are discarded unread and
+	// answered with -32600. Zero means DefaultMaxLineBytes.
+	MaxLineBytes int
+	// MaxDepth bounds the nesting of arrays and objects. Zero means
+	// DefaultMaxDepth.
+	MaxDepth int
+	// Logger, if set, records each rejected line: its size and the error
+	// code, never its content (it may hold SQL or secrets).
+	Logger *slog.Logger
+}
+
+// Connect starts the filter and returns the SDK's own newline-delimited
+// connection reading the filtered stream, so every valid message is handled
+// exactly as the SDK handles stdio.
+func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
+	out := &lockedWriter{w: t.Writer}
+	pr, pw := io.Pipe()
+	f := &filter{
+		in:       t.Reader,
+		pass:     pw,
+		out:      out,
+		maxLine:  orDefault(t.MaxLineBytes, DefaultMaxLineBytes),
+		maxDepth: orDefault(t.MaxDepth, DefaultMaxDepth),
+		log:      t.Logger,
+	}
+	go func() { pw.CloseWithError(f.run()) }()
+	// The SDK never sees a line longer than maxLine, so its own limit is
+	// only a backstop.
+	inner := &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: f.maxLine + 1}
+	return inner.Connect(ctx)
+}
+
+func orDefault(v, def int) int {
+	if v > 0 {
+		return v
+	}
+	return def
+}
+
+// filter copies valid lines from in to pass and answers the others on out.
+type filter struct {
+	in       io.Reader
+	pass     io.Writer
+	out      io.Writer
+	maxLine  int
+	maxDepth int
+	log      *slog.Logger
+}
+
+// run filters until in ends (nil at EOF, so the session ends cleanly) or the
+// SDK closes its side (pass fails), and returns why it stopped.
+func (f *filter) run() error {
+	r := bufio.NewReaderSize(f.in, 64<<10)
+	var buf []byte
+	for {
+		line, tooLong, err := readLine(r, f.maxLine, buf[:0])
+		buf = line
+		if len(line) > 0 || tooLong {
+			if werr := f.handle(line, tooLong); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading stdin: %w", err)
+		}
+	}
+}
+
+// handle passes one line on or answers it.
+func (f *filter) handle(line []byte, tooLong bool) error {
+	var rej *rejection
+	if tooLong {
+		rej = &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: line longer than %d bytes", f.maxLine)}
+	} else {
+		line = trimSpace(line)
+		if len(line) == 0 {
+			return nil // blank lines carry nothing; the SDK skips them too
+		}
+		rej = check(line, f.maxDepth)
+	}
+	if rej == nil {
+		_, err := f.pass.Write(append(line, '\n'))
+		return err
+	}
+	if f.log != nil {
+		f.log.Warn("stdio: rejected an input line", "code", rej.code, "bytes", len(line), "too_long", tooLong)
+	}
+	_, err := f.out.Write(rej.encode())
+	return err
+}
+
+// readLine reads up to and without the next '\n' into buf. A line longer than
+// max is consumed but not kept: tooLong is set and line is empty, so memory
+// stays bounded whatever the input.
+func readLine(r *bufio.Reader, max int, buf []byte) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(buf)+len(chunk) > max+1 { // +1: the newline is not content
+				tooLong, buf = true, buf[:0]
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if n := len(buf); n > 0 && buf[n-1] == '\n' {
+			buf = buf[:n-1]
+		}
+		if !tooLong && len(buf) > max {
+			tooLong, buf = true, buf[:0]
+		}
+		return buf, tooLong, err
+	}
+}
+
+// lockedWriter serializes writes so that the SDK's messages and the filter's
+// replies, each written with one Write call, never interleave.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// nopCloser keeps the SDK from closing the process's stdout.
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
