@@ -54,29 +54,38 @@ func EncodeRow(schema bigquery.Schema, row []bigquery.Value) (json.RawMessage, e
 func appendRow(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '{')
-	n := max(len(schema), len(row))
 	var err error
-	for i := 0; i < n; i++ {
+	for i := range max(len(schema), len(row)) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		var v bigquery.Value
-		if i < len(row) {
-			v = row[i]
-		}
-		if i < len(schema) && schema[i] != nil {
-			f := schema[i]
-			dst = encKey(dst, f.Name, i, "_field_")
-			dst, err = encField(dst, f, v)
-		} else {
-			dst = encKey(dst, "", i, "f")
-			dst, err = encAny(dst, v)
-		}
-		if err != nil {
+		dst = appendColumnKey(dst, schema, i)
+		if dst, err = appendCell(dst, schema, row, i); err != nil {
 			return dst[:start], err
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendColumnKey writes `"name":` for column i of a result row.
+func appendColumnKey(dst []byte, schema bigquery.Schema, i int) []byte {
+	if i < len(schema) && schema[i] != nil {
+		return encKey(dst, schema[i].Name, i, "_field_")
+	}
+	return encKey(dst, "", i, "f")
+}
+
+// appendCell writes the value of column i of a result row: by its field's
+// type, or by its Go type alone beyond the schema.
+func appendCell(dst []byte, schema bigquery.Schema, row []bigquery.Value, i int) ([]byte, error) {
+	var v bigquery.Value
+	if i < len(row) {
+		v = row[i]
+	}
+	if i < len(schema) && schema[i] != nil {
+		return encField(dst, schema[i], v)
+	}
+	return encAny(dst, v)
 }
 
 var encBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}

@@ -41,11 +41,15 @@ type ExecuteOutput struct {
 	// query produced.
 	RowCount  int    `json:"rowCount"`
 	TotalRows uint64 `json:"totalRows"`
-	// Truncated is true when a limit cut the rows (TotalRows > RowCount
-	// without Incomplete); TruncatedBy says which
-	// limit cut the rows: "maxRows" or "maxResultBytes".
+	// Truncated is true when a limit cut the result: rows were left out
+	// (TotalRows > RowCount without Incomplete) or values were shortened
+	// (CutCells). TruncatedBy says which limit: "maxRows" or
+	// "maxResultBytes" when rows were left out, else "cellBytes".
 	Truncated   bool   `json:"truncated"`
 	TruncatedBy string `json:"truncatedBy,omitempty"`
+	// CutCells lists the values of the first row that were shortened
+	// because that row alone passed the byte cap.
+	CutCells []CutCell `json:"cutCells,omitempty" jsonschema:"Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest."`
 	// NextStartIndex is the row to continue from with get_query_results.
 	NextStartIndex uint64 `json:"nextStartIndex,omitempty"`
 	BytesProcessed int64  `json:"bytesProcessed"`

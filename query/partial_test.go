@@ -44,6 +44,9 @@ type fakeBigQuery struct {
 	failPage func(start, attempt int) bool
 	// failInsert makes every jobs.insert fail with HTTP 503 backendError.
 	failInsert bool
+	// wide, when set, adds two STRING columns, body and title, holding it
+	// in every row.
+	wide string
 
 	mu       sync.Mutex
 	requests []string    // method, path and query of every request
@@ -112,15 +115,26 @@ func fakeJob(ref *bq.JobReference, cfg *bq.JobConfiguration) *bq.Job {
 	}
 }
 
-var fakeSchema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER", Mode: "NULLABLE"}}}
+var (
+	fakeSchema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER", Mode: "NULLABLE"}}}
+	wideSchema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{
+		{Name: "n", Type: "INTEGER", Mode: "NULLABLE"},
+		{Name: "body", Type: "STRING", Mode: "NULLABLE"},
+		{Name: "title", Type: "STRING", Mode: "NULLABLE"},
+	}}
+)
 
 // queryResults is jobs.getQueryResults: with maxResults=0 the client only
 // waits for the job; otherwise it reads a page of rows.
 func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobID string) {
 	q := r.URL.Query()
 	ref := &bq.JobReference{ProjectId: "p", JobId: jobID}
+	schema := fakeSchema
+	if f.wide != "" {
+		schema = wideSchema
+	}
 	if q.Get("maxResults") == "0" {
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: fakeSchema, JobReference: ref})
+		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: schema, JobReference: ref})
 		return
 	}
 	start, byToken := 0, false
@@ -161,10 +175,14 @@ func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobI
 		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
 		return
 	}
-	res := &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: fakeSchema, JobReference: ref}
+	res := &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: schema, JobReference: ref}
 	end := min(start+size, fakeRows)
 	for i := start; i < end; i++ {
-		res.Rows = append(res.Rows, &bq.TableRow{F: []*bq.TableCell{{V: strconv.Itoa(i)}}})
+		row := &bq.TableRow{F: []*bq.TableCell{{V: strconv.Itoa(i)}}}
+		if f.wide != "" {
+			row.F = append(row.F, &bq.TableCell{V: f.wide}, &bq.TableCell{V: f.wide})
+		}
+		res.Rows = append(res.Rows, row)
 	}
 	if end < fakeRows {
 		res.PageToken = "row-" + strconv.Itoa(end)

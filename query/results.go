@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"cloud.google.com/go/bigquery"
 	"google.golang.org/api/iterator"
@@ -58,7 +59,8 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 
 // readRows reads up to maxRows rows from start under op's policy, and stops
 // early when the encoded rows would pass the server's byte cap, so one wide
-// row cannot flood the agent's context.
+// row cannot flood the agent's context. A first row that alone passes the
+// cap has its largest values cut (fitRow), and the result says so.
 //
 // Each retry resumes after the last row read, so rows are never read twice.
 // When pages keep failing after some rows arrived, those rows are returned
@@ -92,9 +94,16 @@ func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bi
 			if err != nil {
 				return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 			}
-			if size+len(enc)+1 > s.cfg.MaxResultBytes && len(out.Rows) > 0 {
-				byteCut = true
-				break
+			if size+len(enc)+1 > s.cfg.MaxResultBytes {
+				if len(out.Rows) > 0 {
+					byteCut = true
+					break
+				}
+				// The row alone passes the cap and no later page can
+				// hold it: cut its largest values instead.
+				if enc, out.CutCells, err = fitRow(it.Schema, row, s.cfg.MaxResultBytes-1, 0); err != nil {
+					return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
+				}
 			}
 			size += len(enc) + 1
 			out.Rows = append(out.Rows, enc)
@@ -115,6 +124,7 @@ func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bi
 		out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
 			out.RowCount, e.Code, e.Message, job.ID(), next)
 		s.log.WarnContext(ctx, "partial results", "job_id", job.ID(), "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
+		s.noteCuts(out)
 		return nil
 	}
 	out.Schema = bqtype.Columns(rowSchema)
@@ -127,5 +137,21 @@ func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bi
 			out.TruncatedBy = "maxResultBytes"
 		}
 	}
+	s.noteCuts(out)
 	return nil
+}
+
+// noteCuts marks a result whose values were shortened, and tells the agent
+// how to read them whole.
+func (s *Service) noteCuts(out *ExecuteOutput) {
+	if len(out.CutCells) == 0 {
+		return
+	}
+	out.Truncated = true
+	if out.TruncatedBy == "" {
+		out.TruncatedBy = "cellBytes"
+	}
+	c := out.CutCells[0]
+	out.Warning = strings.TrimSpace(out.Warning + fmt.Sprintf(" The first row passed the server's limit of %d bytes per result, so %d value(s) were shortened (column %s: %d of %d bytes kept); cutCells lists them. Select part of a long value with SUBSTR, or fewer columns, to read the rest.",
+		s.cfg.MaxResultBytes, len(out.CutCells), c.Column, c.KeptBytes, c.Bytes))
 }
