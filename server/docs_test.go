@@ -8,9 +8,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// ToolReference renders docs/tools.md from the tool definitions, so the
+// toolReference renders docs/tools.md from the tool definitions, so the
 // reference can never drift from what tools/list says.
-func ToolReference() string {
+func toolReference() string {
 	var b strings.Builder
 	b.WriteString("# Tool reference\n\n")
 	b.WriteString("<!-- Generated from the tool definitions by `make docs`; do not edit by hand. -->\n\n")

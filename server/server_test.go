@@ -61,7 +61,7 @@ func TestToolSnapshots(t *testing.T) {
 
 func TestToolReferenceIsCurrent(t *testing.T) {
 	path := filepath.Join("..", "docs", "tools.md")
-	got := ToolReference()
+	got := toolReference()
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
