@@ -60,7 +60,8 @@ type Service struct {
 	newJobID func() string
 }
 
-// Hooks let observability see what jobs did. Every field is optional.
+// Hooks let the server wiring see what jobs did (for telemetry and the
+// client's log notifications). Every field is optional.
 type Hooks struct {
 	// JobDone is called when a query job finished, with its statistics.
 	JobDone func(ctx context.Context, statementType string, bytesProcessed, bytesBilled int64, cacheHit bool)

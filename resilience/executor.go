@@ -25,8 +25,9 @@ const (
 	HalfOpen BreakerState = "half-open"
 )
 
-// Hooks let observability watch the layer without the layer knowing about
-// metrics. Every field is optional.
+// Hooks let the server wiring watch the layer (it feeds telemetry and the
+// client's log notifications) without the layer knowing about either.
+// Every field is optional.
 type Hooks struct {
 	// Attempt is called after each attempt with its outcome (nil on success).
 	Attempt func(ctx context.Context, op Operation, attempt int, err error)
