@@ -10,7 +10,13 @@ EMULATOR_ENV  := CGO_ENABLED=1 CC=clang CXX=clang++
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS       := -X main.version=$(VERSION)
 
-.PHONY: all build test unit integration demo emulator docs lint bench clean
+# The real MCP clients the integration tests drive (conformance suite, MCP
+# Inspector) and the Node 22 they run on, pinned in integration_test/clients.
+CLIENTS_DIR   := integration_test/clients
+NODE_BIN      := $(CURDIR)/$(CLIENTS_DIR)/node_modules/node/bin
+CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep
+
+.PHONY: all build test unit integration clients client-tests demo emulator docs lint bench clean
 
 all: build
 
@@ -27,6 +33,18 @@ unit:
 integration:
 	cd integration_test && $(EMULATOR_ENV) $(GO) vet ./...
 	cd integration_test && $(EMULATOR_ENV) $(GO) test -count=1 -timeout 30m ./...
+
+## clients: install the pinned clients and Node 22 from the npm registry
+## (package-lock.json). Without them the client tests skip, unless
+## BQMCP_REQUIRE_CLIENTS=1 (set by .ci/run) makes that a failure.
+clients:
+	cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+
+## client-tests: only the tests that drive the binary with real clients:
+## the conformance suite, the Inspector CLI and the protocol sweep.
+client-tests:
+	cd integration_test && PATH="$(NODE_BIN):$$PATH" BQMCP_REQUIRE_CLIENTS=1 $(EMULATOR_ENV) \
+		$(GO) test -count=1 -timeout 20m -v -run '$(CLIENT_TESTS)' .
 
 ## demo: start the emulator with the sample data and drive the real binary
 ## through a scripted MCP session.
