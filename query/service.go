@@ -1,6 +1,14 @@
 // Package query runs SQL for agents: dry runs with cost estimates, guarded
 // execution with typed parameters, and results shaped to keep BigQuery's
 // meaning within a size an agent can read.
+//
+// One file per tool: execute.go (execute_sql), dryrun.go (dry_run_sql),
+// results.go (get_query_results, and the row reading execute_sql shares),
+// jobs.go (get_job, cancel_job). Around them: guard.go and readonly.go (the
+// read-only gate and its SQL lexer), params.go (typed parameters),
+// encode.go and encode_scalar.go (rows to JSON), cells.go (cutting a row
+// that alone passes the byte cap), and this file (configuration, and what
+// happens to a job whose caller stopped waiting).
 package query
 
 import (
