@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -25,7 +26,7 @@ func TestParseArgsFlagsAndEnv(t *testing.T) {
 		"BIGQUERY_ALLOW_WRITES":  "true",
 		"BIGQUERY_QUERY_TIMEOUT": "30s",
 		"PORT":                   "9999",
-	}), &bytes.Buffer{})
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestParseArgsFlagsAndEnv(t *testing.T) {
 
 func TestParseArgsCommandPosition(t *testing.T) {
 	for _, args := range [][]string{{"http", "--addr", ":1"}, {"--addr", ":1", "http"}} {
-		s, err := parseArgs(args, env(nil), &bytes.Buffer{})
+		s, err := parseArgs(args, env(nil))
 		if err != nil || s.command != "http" || s.addr != ":1" {
 			t.Errorf("%v: %+v, %v", args, s, err)
 		}
@@ -45,11 +46,11 @@ func TestParseArgsCommandPosition(t *testing.T) {
 }
 
 func TestEndpointDefaultsToNoAuth(t *testing.T) {
-	s, err := parseArgs([]string{"--endpoint", "http://localhost:9050"}, env(nil), &bytes.Buffer{})
+	s, err := parseArgs([]string{"--endpoint", "http://localhost:9050"}, env(nil))
 	if err != nil || s.Auth != auth.None {
 		t.Errorf("auth = %v, %v", s.Auth, err)
 	}
-	s, err = parseArgs([]string{"--endpoint", "https://private.example", "--auth", "adc"}, env(nil), &bytes.Buffer{})
+	s, err = parseArgs([]string{"--endpoint", "https://private.example", "--auth", "adc"}, env(nil))
 	if err != nil || s.Auth != auth.ADC {
 		t.Errorf("explicit auth = %v, %v", s.Auth, err)
 	}
@@ -66,22 +67,86 @@ func TestParseArgsRejectsBadInput(t *testing.T) {
 		{nil, map[string]string{"BIGQUERY_ALLOW_WRITES": "maybe"}},
 		{[]string{"stdio", "extra"}, nil},
 	} {
-		if _, err := parseArgs(tc.args, env(tc.env), &bytes.Buffer{}); err == nil {
+		if _, err := parseArgs(tc.args, env(tc.env)); err == nil {
 			t.Errorf("%v %v: want an error", tc.args, tc.env)
 		}
 	}
 }
 
 func TestHelpListsEveryFlagWithItsEnvVar(t *testing.T) {
-	var stderr bytes.Buffer
-	err := run(context.Background(), []string{"--help"}, env(nil), strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	if err == nil || !strings.Contains(err.Error(), "help") {
-		t.Fatalf("--help: %v", err)
-	}
-	for _, want := range []string{"BIGQUERY_PROJECT", "BIGQUERY_ENDPOINT", "BIGQUERY_ALLOW_WRITES", "BIGQUERY_MAX_BYTES_BILLED", "bigquery-mcp http"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("--help lacks %s", want)
+	// Help that was asked for goes to stdout and is not an error, however
+	// it is asked for.
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}, {"http", "--help"}, {"--project", "p", "-help"}} {
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, env(nil), strings.NewReader(""), &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v", args, err)
 		}
+		for _, want := range []string{"BIGQUERY_PROJECT", "BIGQUERY_ENDPOINT", "BIGQUERY_ALLOW_WRITES", "BIGQUERY_MAX_BYTES_BILLED", "bigquery-mcp http"} {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%v: help lacks %s", args, want)
+			}
+		}
+		if stderr.Len() != 0 {
+			t.Errorf("%v: stderr = %q", args, stderr.String())
+		}
+	}
+}
+
+func TestHelpShowsEffectiveDefaults(t *testing.T) {
+	var stdout bytes.Buffer
+	err := run(context.Background(), []string{"help"}, env(map[string]string{
+		"BIGQUERY_PROJECT":      "env-proj",
+		"BIGQUERY_ALLOW_WRITES": "true",
+		"BIGQUERY_MAX_ROWS":     "77",
+		"BIGQUERY_ENDPOINT":     "http://localhost:9050",
+		"PORT":                  "9999",
+	}), strings.NewReader(""), &stdout, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := stdout.String()
+	for _, want := range []string{
+		`env BIGQUERY_PROJECT; default "env-proj" (from BIGQUERY_PROJECT)`,
+		`env BIGQUERY_ALLOW_WRITES; default true (from BIGQUERY_ALLOW_WRITES)`,
+		`env BIGQUERY_MAX_ROWS; default 77 (from BIGQUERY_MAX_ROWS)`,
+		`env BIGQUERY_ADDR; default ":9999" (from $PORT)`,
+		`env BIGQUERY_AUTH; default "none"`,          // because the endpoint is set
+		`env BIGQUERY_DEFAULT_MAX_ROWS; default 100`, // built in
+		`env BIGQUERY_QUERY_TIMEOUT; default 1m0s`,
+	} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	if strings.Contains(help, "BIGQUERY_HELP") || strings.Contains(help, "BIGQUERY_VERSION") {
+		t.Error("--help and --version have no environment variable")
+	}
+}
+
+func TestVersionAsCommandAndFlag(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-version"}} {
+		var stdout bytes.Buffer
+		if err := run(context.Background(), args, env(nil), strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		if stdout.String() != "bigquery-mcp "+version+"\n" {
+			t.Errorf("%v: %q", args, stdout.String())
+		}
+	}
+}
+
+func TestUsageErrorsAreMarked(t *testing.T) {
+	err := run(context.Background(), []string{"--no-such-flag"}, env(nil), strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{})
+	var u usageError
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "no-such-flag") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestAllowedOriginsList(t *testing.T) {
+	s, err := parseArgs([]string{"--allowed-origins", " https://a.example, https://b.example ,"}, env(nil))
+	if err != nil || len(s.allowedOrigins) != 2 || s.allowedOrigins[0] != "https://a.example" || s.allowedOrigins[1] != "https://b.example" {
+		t.Errorf("origins = %q, %v", s.allowedOrigins, err)
 	}
 }
 

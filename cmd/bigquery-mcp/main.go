@@ -5,18 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
@@ -27,28 +21,36 @@ import (
 var version = "dev"
 
 func main() {
+	// SIGTERM (Cloud Run, process managers) and SIGINT (Ctrl-C) cancel
+	// running tool calls and stop the server; after the first, signals get
+	// their default behaviour back, so a second Ctrl-C kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-	default:
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bigquery-mcp:", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			fmt.Fprintln(os.Stderr, "Run 'bigquery-mcp help' for usage.")
+		}
 		os.Exit(1)
 	}
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
-	s, err := parseArgs(args, getenv, stderr)
+	s, err := parseArgs(args, getenv)
 	if err != nil {
-		return err
+		return usageError{err}
 	}
 	switch s.command {
 	case "version":
 		fmt.Fprintln(stdout, "bigquery-mcp", version)
 		return nil
 	case "help":
-		return flag.ErrHelp
+		// Asked for, so it goes to stdout: `bigquery-mcp help | less`.
+		s.usage(stdout)
+		return nil
 	}
 	level, ok := observability.ParseLevel(s.logLevel)
 	if !ok {
@@ -87,8 +89,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	if s.command == "http" {
-		return serveHTTP(ctx, s.addr, backend, log)
+		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, log: log}
+		return h.serve(ctx, backend.MCP, backend.Ready)
 	}
+	// A signal cancels the running tool calls; Run then waits for them.
+	backend.MCP.AddReceivingMiddleware(newCalls(ctx).middleware)
 	// The stdio transport answers malformed lines itself, so no input line
 	// can end the session.
 	err = backend.MCP.Run(ctx, server.SuppressCancelled(&stdio.Transport{Reader: stdin, Writer: stdout, Logger: log}))
@@ -99,38 +104,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	return nil
 }
 
-// serveHTTP serves streamable HTTP at /mcp (and /), with Cloud Run probes,
-// until ctx ends; then it drains in-flight requests.
-func serveHTTP(ctx context.Context, addr string, b *server.Backend, log *slog.Logger) error {
-	mux := http.NewServeMux()
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return b.MCP }, &mcp.StreamableHTTPOptions{Logger: log})
-	mux.Handle("/mcp", h)
-	mux.Handle("/", h)
-	// Liveness: the process is up.
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	// Readiness: credentials usable and no circuit breaker open.
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !b.Ready() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ready")
-	})
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening on %s: %w", addr, err)
-	}
-	log.Info("listening", "addr", ln.Addr().String())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	log.Info("shutting down")
-	return srv.Shutdown(shutdown)
-}
+// usageError is a command line that could not be parsed.
+type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }

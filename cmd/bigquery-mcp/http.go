@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// httpLimits bound what one client connection can hold, and how shutdown
+// spends Cloud Run's 10 s grace period.
+type httpLimits struct {
+	// readHeader and read bound receiving a request, headers and body, so
+	// a client trickling bytes cannot hold a connection. net/http lifts the
+	// read deadline once the body has been read (go-sdk reads it whole
+	// before handling), so it never cuts a response. There is no
+	// WriteTimeout: a query's SSE response may stream for as long as the
+	// query runs (up to --max-query-timeout).
+	readHeader, read time.Duration
+	// idle closes keep-alive connections that carry no request.
+	idle           time.Duration
+	maxHeaderBytes int
+	// drain is how long cancelled tool calls get to return (their jobs are
+	// cancelled on the way out); deliver is how long their results get to
+	// reach clients before open streams are closed; closeAll is the last
+	// wait before connections are dropped.
+	drain, deliver, closeAll time.Duration
+}
+
+func defaultHTTPLimits() httpLimits {
+	return httpLimits{
+		readHeader:     10 * time.Second,
+		read:           30 * time.Second,
+		idle:           90 * time.Second,
+		maxHeaderBytes: 64 << 10, // bearer tokens are a few KiB
+		drain:          4 * time.Second,
+		deliver:        500 * time.Millisecond,
+		closeAll:       2 * time.Second,
+	}
+}
+
+// httpServer holds what serveHTTP needs beyond the MCP backend.
+type httpServer struct {
+	addr           string
+	limits         httpLimits
+	allowedOrigins []string
+	log            *slog.Logger
+	// listening, if set, receives the bound address (for tests using :0).
+	listening func(net.Addr)
+}
+
+// handler is the whole HTTP surface: MCP at /mcp (and /), Cloud Run probes,
+// and a cross-origin check. ready reports
+// whether the instance should get traffic.
+func (h *httpServer) handler(m *mcp.Server, ready func() bool) (http.Handler, error) {
+	mux := http.NewServeMux()
+	// go-sdk's own DNS-rebinding protection stays on: on a loopback
+	// listener it refuses any Host that is not loopback.
+	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Logger: h.log})
+	mux.Handle("/mcp", mcpHandler)
+	mux.Handle("/", mcpHandler)
+	// Liveness: the process is up.
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	// Readiness: credentials usable and no circuit breaker open.
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !ready() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	// A browser page from another origin must not be able to drive the
+	// server with the user's network position: cross-origin POSTs and
+	// DELETEs are refused (403) unless the origin is trusted.
+	cop := http.NewCrossOriginProtection()
+	for _, o := range h.allowedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("--allowed-origins: %w", err)
+		}
+	}
+	return cop.Handler(mux), nil
+}
+
+// serve serves HTTP until ctx ends, then shuts down within the limits:
+// tool calls are cancelled (the middleware in calls sees ctx end) and get
+// drain to return, results get deliver to reach clients, then every request
+// context is cancelled, which closes open SSE streams.
+func (h *httpServer) serve(ctx context.Context, m *mcp.Server, ready func() bool) error {
+	handler, err := h.handler(m, ready)
+	if err != nil {
+		return err
+	}
+	calls := newCalls(ctx)
+	m.AddReceivingMiddleware(calls.middleware)
+	base, closeStreams := context.WithCancel(context.WithoutCancel(ctx))
+	defer closeStreams()
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: h.limits.readHeader,
+		ReadTimeout:       h.limits.read,
+		IdleTimeout:       h.limits.idle,
+		MaxHeaderBytes:    h.limits.maxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ErrorLog:          slog.NewLogLogger(h.log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", h.addr)
+	if err != nil {
+		return fmt.Errorf("listening on %s: %w", h.addr, err)
+	}
+	h.log.Info("listening", "addr", ln.Addr().String())
+	if h.listening != nil {
+		h.listening(ln.Addr())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	h.log.Info("shutting down: cancelling tool calls")
+	if !calls.drain(h.limits.drain) {
+		h.log.Warn("tool calls still running after shutdown drain", "drain", h.limits.drain.String())
+	}
+	stopped, cancel := context.WithTimeout(context.WithoutCancel(ctx), h.limits.deliver+h.limits.closeAll)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.Shutdown(stopped) }()
+	select {
+	case err = <-done:
+	case <-time.After(h.limits.deliver):
+		closeStreams()
+		err = <-done
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		h.log.Warn("connections still open at the end of shutdown: closing them")
+		err = srv.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	h.log.Info("stopped")
+	return nil
+}
