@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"golang.org/x/oauth2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // cachingSource caches a token like oauth2.ReuseTokenSource, and can be told
@@ -51,7 +53,9 @@ type transport struct {
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	tok, err := t.source.Token()
 	if err != nil {
-		return nil, err
+		// Mapped here, where it is known to be a token fetch: the
+		// libraries' errors often say so only in text, if at all.
+		return nil, bqerr.FromTokenFetch(err)
 	}
 	resp, err := t.send(req, tok)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized {

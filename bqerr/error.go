@@ -169,6 +169,18 @@ func (e *Error) clone() *Error {
 	return &c
 }
 
+// copyFor returns the copy of e, found in err's chain, that From hands out.
+// When err wraps e, the copy's cause is err itself, so what the wrappers add
+// (context for the logs, markers such as "already retried") stays reachable
+// with errors.As and errors.Is.
+func (e *Error) copyFor(err error) *Error {
+	c := e.clone()
+	if err != error(e) {
+		c.cause = err
+	}
+	return c
+}
+
 // WithCause returns a copy of e that records err as the raw error behind it.
 // The cause is logged, never shown.
 func (e *Error) WithCause(err error) *Error { c := e.clone(); c.cause = err; return c }

@@ -33,7 +33,8 @@ var now = time.Now
 // From never aliases: it returns a new *Error on every call, so the caller
 // may change it without touching an error that someone else holds.
 //
-// Rules, first match wins: an *Error already in the chain is copied;
+// Rules, first match wins: an *Error already in the chain is copied (with
+// err as its cause when err wraps it, so the wrappers stay reachable);
 // then a BigQuery HTTP error (*googleapi.Error), a BigQuery job error
 // (*bigquery.Error), a credentials failure, a context error, a TLS or
 // endpoint misconfiguration, a network failure; anything else is INTERNAL
@@ -44,7 +45,7 @@ func From(err error) *Error {
 		return nil
 	}
 	if e, ok := As(err); ok && e != nil {
-		return e.clone()
+		return e.copyFor(err)
 	}
 	return classifyError(err).WithCause(err)
 }

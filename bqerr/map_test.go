@@ -64,6 +64,23 @@ func (timeoutError) Temporary() bool { return true }
 
 func intp(n int) *int { return &n }
 
+// tokenURLErr is a failed request to Google's OAuth token endpoint.
+func tokenURLErr(err error) *url.Error {
+	return &url.Error{Op: "Post", URL: "https://oauth2.googleapis.com/token", Err: err}
+}
+
+func dnsFailure() error {
+	return &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "oauth2.googleapis.com", IsNotFound: true}}
+}
+
+func connResetErr() error {
+	return &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}
+}
+
+func connRefused() error {
+	return &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
+}
+
 func TestFrom(t *testing.T) {
 	fixed := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	defer func(old func() time.Time) { now = old }(now)
@@ -304,6 +321,38 @@ func TestFrom(t *testing.T) {
 			err:  &auth.Error{Response: &http.Response{StatusCode: 401}, Body: []byte(`{"access_token":"ya29.SECRET"}`)},
 			code: AuthError, msgHas: "HTTP 401",
 		},
+		// Token fetches that got no answer, in every shape the credential
+		// libraries deliver them: UNAVAILABLE and retryable.
+		{name: "token URL DNS failure", err: tokenURLErr(dnsFailure()), code: Unavailable, retryable: true, msgHas: "token service could not be reached", hintHas: "retry later"},
+		{name: "token URL reset", err: tokenURLErr(connResetErr()), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "token URL timeout", err: tokenURLErr(timeoutError{}), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "token URL context deadline", err: tokenURLErr(context.DeadlineExceeded), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "metadata server unreachable", err: &url.Error{Op: "Get", URL: "http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token", Err: connRefused()}, code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "oauth2 %v DNS", err: fmt.Errorf("oauth2: cannot fetch token: %v", tokenURLErr(dnsFailure())), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "oauth2 %v reset", err: fmt.Errorf("oauth2: cannot fetch token: %v", tokenURLErr(connResetErr())), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "oauth2 %v timeout", err: fmt.Errorf("oauth2: cannot fetch token: %v", fmt.Errorf(`Post "https://oauth2.googleapis.com/token": net/http: TLS handshake timeout`)), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "oauth2 %v body cut", err: fmt.Errorf("oauth2: cannot fetch token: %v", io.ErrUnexpectedEOF), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "cloud auth %w DNS", err: fmt.Errorf("auth: cannot fetch token: %w", tokenURLErr(dnsFailure())), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "cloud auth compute %w timeout", err: fmt.Errorf("credentials: cannot fetch token: %w", tokenURLErr(timeoutError{})), code: Unavailable, retryable: true, msgHas: "token service"},
+		{name: "cloud auth.Error wrapping reset", err: &auth.Error{Err: tokenURLErr(connResetErr())}, code: Unavailable, retryable: true, msgHas: "token service"},
+		{
+			// The BigQuery request failed because its token could not be
+			// fetched: the http.Client wraps the token source's error.
+			name: "token failure inside a BigQuery request",
+			err:  &url.Error{Op: "Post", URL: "https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=SECRET", Err: fmt.Errorf("oauth2: cannot fetch token: %v", tokenURLErr(dnsFailure()))},
+			code: Unavailable, retryable: true, msgHas: "token service",
+		},
+		{
+			// Not a network failure: the credentials are the problem.
+			name: "oauth2 %v bad token JSON",
+			err:  fmt.Errorf("oauth2: cannot fetch token: %v", errors.New("invalid character 'x' looking for beginning of value")),
+			code: AuthError, hintHas: "gcloud auth application-default login",
+		},
+		{
+			name: "metadata server has no token",
+			err:  errors.New(`metadata: GCE metadata "instance/service-accounts/default/token?scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Fbigquery" not defined`),
+			code: AuthError, hintHas: "GOOGLE_APPLICATION_CREDENTIALS",
+		},
 		{
 			name: "no default credentials",
 			err:  errors.New("google: could not find default credentials. See https://cloud.google.com/docs/authentication/external/set-up-adc for more information"),
@@ -479,8 +528,13 @@ func TestFromKeepsExistingError(t *testing.T) {
 	orig.Details.Location = &Location{Line: 1, Column: 2}
 	for _, err := range []error{orig, fmt.Errorf("tool: %w", orig), urlErr(orig)} {
 		got := From(err)
-		if string(got.JSON()) != string(orig.JSON()) || got.Cause() != io.EOF {
+		if string(got.JSON()) != string(orig.JSON()) || !errors.Is(got, io.EOF) {
 			t.Errorf("From(%v) = %s (cause %v), want the original %s", err, got.JSON(), got.Cause(), orig.JSON())
+		}
+		// The cause is the original's, or the chain that wrapped it, so a
+		// wrapper's markers stay reachable.
+		if want := error(io.EOF); err != error(orig) && got.Cause() != err || err == error(orig) && got.Cause() != want {
+			t.Errorf("From(%v).Cause() = %v", err, got.Cause())
 		}
 		// From never aliases: the caller may change what it gets.
 		if got == orig || got.RetryAfterSeconds == orig.RetryAfterSeconds || got.Details.Location == orig.Details.Location {
@@ -612,5 +666,38 @@ func TestEmulatorJobStatusErrorsAreQueryErrors(t *testing.T) {
 		if e.Code != want || e.Retryable != (want == Internal) {
 			t.Errorf("%q: code %s retryable %v, want %s", msg, e.Code, e.Retryable, want)
 		}
+	}
+}
+
+func TestFromTokenFetch(t *testing.T) {
+	other := &url.Error{Op: "Post", URL: "http://127.0.0.1:8080/token", Err: connRefused()}
+	for name, tc := range map[string]struct {
+		err       error
+		code      Code
+		retryable bool
+	}{
+		// Any endpoint, once the caller knows it was a token fetch.
+		"refused, unknown endpoint": {other, Unavailable, true},
+		"timeout, unknown endpoint": {&url.Error{Op: "Post", URL: "http://127.0.0.1:8080/token", Err: timeoutError{}}, Unavailable, true},
+		"token service 503":         {&oauth2.RetrieveError{Response: &http.Response{StatusCode: 503}}, AuthError, true},
+		"invalid_grant":             {&oauth2.RetrieveError{Response: &http.Response{StatusCode: 400}, ErrorCode: "invalid_grant"}, AuthError, false},
+		"unknown failure":           {errors.New("SECRET something odd"), AuthError, false},
+		"already structured":        {Invalid("x", "y"), InvalidArgument, false},
+	} {
+		e := FromTokenFetch(tc.err)
+		if e.Code != tc.code || e.Retryable != tc.retryable {
+			t.Errorf("%s: %s retryable %v, want %s %v", name, e.Code, e.Retryable, tc.code, tc.retryable)
+		}
+		if _, structured := tc.err.(*Error); !structured && !errors.Is(e, tc.err) {
+			t.Errorf("%s: the cause is not reachable", name)
+		}
+		checkAgentSafe(t, e)
+	}
+	if FromTokenFetch(nil) != nil {
+		t.Error("FromTokenFetch(nil) != nil")
+	}
+	// Without that knowledge a refused connection is BigQuery's.
+	if e := From(other); e.Code != Unavailable || strings.Contains(e.Message, "token") {
+		t.Errorf("From(refused) = %s %q", e.Code, e.Message)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -29,28 +30,71 @@ var oauthCodeRE = regexp.MustCompile(`^[a-z_]{1,40}$`)
 // fromAuth maps a failure to obtain credentials. The token endpoint's body
 // may hold secrets, so it is never copied; only its status and RFC 6749
 // error code are.
+//
+// A token fetch that got no answer (DNS, a reset connection, a timeout) is
+// UNAVAILABLE and retryable, like the same failure towards BigQuery: the
+// credentials may be fine. The libraries deliver that failure in several
+// shapes: a *url.Error for the token URL, an *auth.Error or a
+// "cannot fetch token" error wrapping one, or only its text when oauth2
+// formatted it with %v.
 func fromAuth(err error) *Error {
-	var status int
-	var code string
 	var re *oauth2.RetrieveError
 	var ae *auth.Error
 	switch {
 	case errors.As(err, &re) && re != nil:
-		if re.Response != nil {
-			status = re.Response.StatusCode
+		if re.Response == nil {
+			if e := tokenUnreachable(err); e != nil {
+				return e
+			}
 		}
-		code = re.ErrorCode
+		return tokenRefused(statusOf(re.Response), re.ErrorCode)
 	case errors.As(err, &ae) && ae != nil:
-		if ae.Response != nil {
-			status = ae.Response.StatusCode
+		if ae.Response == nil {
+			if e := tokenUnreachable(err); e != nil {
+				return e
+			}
 		}
-	default:
-		s := errText(err)
-		if !strings.Contains(s, "could not find default credentials") && !strings.Contains(s, "cannot fetch token") {
-			return nil
+		return tokenRefused(statusOf(ae.Response), "")
+	}
+	s := errText(err)
+	switch {
+	case strings.Contains(s, "could not find default credentials"):
+		return build(AuthError, false, "", "no Google credentials were found for BigQuery", DefaultHint(AuthError))
+	case strings.Contains(s, "cannot fetch token") || tokenURL(err):
+		if e := tokenUnreachable(err); e != nil {
+			return e
 		}
 		return build(AuthError, false, "", "no Google credentials were found for BigQuery", DefaultHint(AuthError))
+	case metadataNotDefinedRE.MatchString(s):
+		return build(AuthError, false, "", "the metadata server has no credentials for this server", DefaultHint(AuthError))
 	}
+	return nil
+}
+
+// FromTokenFetch maps a failure to fetch credentials, for callers that know
+// the failure came from a token source: a fetch that got no answer is
+// UNAVAILABLE and retryable whatever endpoint it went to (a test server, a
+// workforce STS), anything else that [From] does not know is AUTH_ERROR. An
+// *Error already in the chain is copied, as From does.
+func FromTokenFetch(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := As(err); ok && e != nil {
+		return e.copyFor(err)
+	}
+	e := fromAuth(err)
+	if e == nil {
+		e = tokenUnreachable(err)
+	}
+	if e == nil {
+		e = build(AuthError, false, "", "could not obtain Google credentials", DefaultHint(AuthError))
+	}
+	return e.WithCause(err)
+}
+
+// tokenRefused is the error for a token endpoint that answered no.
+func tokenRefused(status int, code string) *Error {
 	msg := "could not obtain Google credentials: the token service refused the request"
 	switch {
 	case oauthCodeRE.MatchString(code):
@@ -63,6 +107,57 @@ func fromAuth(err error) *Error {
 			"The Google token service failed; retry later. If it keeps failing, ask the user to run `gcloud auth application-default login` or to check GOOGLE_APPLICATION_CREDENTIALS and the service account.")
 	}
 	return build(AuthError, false, "", msg, DefaultHint(AuthError))
+}
+
+func statusOf(r *http.Response) int {
+	if r == nil {
+		return 0
+	}
+	return r.StatusCode
+}
+
+// tokenUnreachable returns the error for a token fetch that got no answer,
+// or nil when err is not one.
+func tokenUnreachable(err error) *Error {
+	var ne net.Error
+	if !unreachable(err) && !(errors.As(err, &ne) && ne.Timeout()) &&
+		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, io.ErrUnexpectedEOF) &&
+		!networkTextRE.MatchString(errText(err)) {
+		return nil
+	}
+	return build(Unavailable, true, "", "the Google token service could not be reached to obtain credentials",
+		"The network or Google's token service is having trouble; retry later. If it keeps failing, ask the user to check this machine's network (DNS, proxy, firewall); the credentials themselves may be fine.")
+}
+
+// networkTextRE recognises a failure with no answer in text, for errors
+// that carry their cause only as text (oauth2 wraps with %v).
+var networkTextRE = regexp.MustCompile(`(?i)no such host|server misbehaving|temporary failure in name resolution|connection refused|connection reset|broken pipe|network is unreachable|no route to host|host is unreachable|i/o timeout|TLS handshake timeout|context deadline exceeded|Client\.Timeout exceeded|timeout awaiting response headers|unexpected EOF|: EOF$`)
+
+// metadataNotDefinedRE is the metadata server saying it has no token for
+// the asked scopes or account (cloud.google.com/go/compute/metadata).
+var metadataNotDefinedRE = regexp.MustCompile(`metadata: GCE metadata "[^"]*token[^"]*" not defined`)
+
+// tokenHosts serve Google credentials: the OAuth token endpoints, the
+// security token and IAM credentials services, and the metadata server.
+var tokenHosts = map[string]bool{
+	"oauth2.googleapis.com": true, "accounts.google.com": true, "sts.googleapis.com": true,
+	"iamcredentials.googleapis.com": true, "metadata.google.internal": true, "169.254.169.254": true,
+}
+
+// tokenURL reports whether err is a request to a credentials endpoint.
+func tokenURL(err error) bool {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return false
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil {
+		return false
+	}
+	if h := u.Hostname(); tokenHosts[h] || h == "www.googleapis.com" && strings.HasPrefix(u.Path, "/oauth2/") {
+		return true
+	}
+	return false
 }
 
 // ---- context ----

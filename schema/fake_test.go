@@ -37,13 +37,13 @@ type fakeBigQuery struct {
 	// hang, when set, holds a request until its context ends.
 	hang func(r *http.Request) bool
 
-	requests  atomic.Int32 // every request
-	tableGets atomic.Int32 // tables.get requests
-	hungEnded atomic.Int32 // hung requests whose context ended
+	requests    atomic.Int32 // every request
+	tableGets   atomic.Int32 // tables.get requests
+	hungStarted atomic.Int32 // requests held by hang
+	hungEnded   atomic.Int32 // held requests whose context ended
 
-	mu   sync.Mutex
-	log  []string // "GET path?pageToken=…&maxResults=…"
-	hung sync.WaitGroup
+	mu  sync.Mutex
+	log []string // "GET path?pageToken=…&maxResults=…"
 }
 
 func newFake() *fakeBigQuery {
@@ -82,8 +82,7 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.tableGets.Add(1)
 	}
 	if f.hang != nil && f.hang(r) {
-		f.hung.Add(1)
-		defer f.hung.Done()
+		f.hungStarted.Add(1)
 		<-r.Context().Done()
 		f.hungEnded.Add(1)
 		return
