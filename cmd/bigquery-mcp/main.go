@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
@@ -92,16 +95,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, log: log}
 		return h.serve(ctx, backend.MCP, backend.Ready)
 	}
-	// A signal cancels the running tool calls; Run then waits for them.
-	backend.MCP.AddReceivingMiddleware(newCalls(ctx).middleware)
+	return serveStdio(ctx, backend.MCP, stdin, stdout, log)
+}
+
+// serveStdio serves one session on stdin/stdout until the host closes
+// stdin or a signal ends ctx. A signal cancels the running tool calls
+// (their jobs get cancelled) and the session closes once they return.
+// (mcp.Server.Run would do the same but log a normal shutdown as an error.)
+func serveStdio(ctx context.Context, m *mcp.Server, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	m.AddReceivingMiddleware(newCalls(ctx).middleware)
 	// The stdio transport answers malformed lines itself, so no input line
 	// can end the session.
-	err = backend.MCP.Run(ctx, server.SuppressCancelled(&stdio.Transport{Reader: stdin, Writer: stdout, Logger: log}))
-	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-		return err
+	ss, err := m.Connect(ctx, server.SuppressCancelled(&stdio.Transport{Reader: stdin, Writer: stdout, Logger: log}), nil)
+	if err != nil {
+		return fmt.Errorf("starting the stdio session: %w", err)
 	}
-	log.Info("stopped")
+	stop := context.AfterFunc(ctx, func() { ss.Close() })
+	defer stop()
+	err = ss.Wait()
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("stdio session: %w", err)
+	}
+	log.Info("stopped", "reason", stopReason(ctx))
 	return nil
+}
+
+func stopReason(ctx context.Context) string {
+	if ctx.Err() != nil {
+		return "signal"
+	}
+	return "stdin closed"
 }
 
 // usageError is a command line that could not be parsed.
