@@ -28,7 +28,12 @@ const (
 	Query Operation = "query"
 	// Metadata covers dataset/table listing and schema reads.
 	Metadata Operation = "metadata"
-	// Write covers table inserts and DML.
+	// Write covers statements that change data or schema: DML, DDL and
+	// scripts that execute_sql runs when the server allows writes, and
+	// table inserts when a tool adds them. Its policy tries fewer times
+	// than Query: a retried write is safe only because its job ID is fixed
+	// before the first attempt, and a write that keeps failing is better
+	// reported than repeated.
 	Write Operation = "write"
 	// Auth covers token acquisition.
 	Auth Operation = "auth"
