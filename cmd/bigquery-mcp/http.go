@@ -28,7 +28,8 @@ type httpLimits struct {
 	// drain is how long cancelled tool calls get to return (their jobs are
 	// cancelled on the way out); deliver is how long their results get to
 	// reach clients before open streams are closed; closeAll is the last
-	// wait before connections are dropped.
+	// wait before connections are dropped. With the telemetry flush after
+	// them (shutdownFlush) the worst case stays under Cloud Run's 10 s.
 	drain, deliver, closeAll time.Duration
 }
 
@@ -38,9 +39,9 @@ func defaultHTTPLimits() httpLimits {
 		read:           30 * time.Second,
 		idle:           90 * time.Second,
 		maxHeaderBytes: 64 << 10, // bearer tokens are a few KiB
-		drain:          4 * time.Second,
+		drain:          3 * time.Second,
 		deliver:        500 * time.Millisecond,
-		closeAll:       2 * time.Second,
+		closeAll:       1500 * time.Millisecond,
 	}
 }
 

@@ -258,3 +258,12 @@ func TestOversizedHeadersAreRefused(t *testing.T) {
 		t.Errorf("status %d", resp.StatusCode)
 	}
 }
+
+// Every shutdown wait together stays inside Cloud Run's 10 s grace period,
+// with a second to spare for the process itself.
+func TestShutdownBudgetFitsCloudRunGrace(t *testing.T) {
+	l := defaultHTTPLimits()
+	if total := l.drain + l.deliver + l.closeAll + shutdownFlush; total > 9*time.Second {
+		t.Errorf("worst-case shutdown %s", total)
+	}
+}

@@ -20,6 +20,10 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/stdio"
 )
 
+// shutdownFlush bounds the telemetry flush on exit; see httpLimits for the
+// rest of the shutdown budget.
+const shutdownFlush = 3 * time.Second
+
 // version is set at build time with -ldflags "-X main.version=…".
 var version = "dev"
 
@@ -71,7 +75,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	defer func() {
 		// Flush on the way out: SIGTERM on Cloud Run, stdin closing in stdio.
-		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		flush, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownFlush)
 		defer cancel()
 		if err := tel.Shutdown(flush); err != nil {
 			log.Warn("telemetry flush failed", "error", err.Error())
