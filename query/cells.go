@@ -18,7 +18,7 @@ import (
 type CutCell struct {
 	// Row is the cut row's index in this result's rows.
 	Row int `json:"row"`
-	// Column is the cut column's key in the row.
+	// Column is the cut column's name (its key in an object row).
 	Column string `json:"column"`
 	// Bytes is the value's full size: the length of a STRING or BYTES value,
 	// or of the JSON of any other value.
@@ -34,12 +34,22 @@ type CutCell struct {
 // keep a prefix; other values (JSON, STRUCT, ARRAY) become null. Each cut
 // cell is reported with row set to rowIndex.
 func fitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int) (json.RawMessage, []CutCell, error) {
+	return fitRowAs(schema, row, budget, rowIndex, FormatObjects)
+}
+
+// fitRowAs is fitRow for a row written in format f.
+func fitRowAs(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
 	n := max(len(schema), len(row))
 	keys := make([][]byte, n)
+	names := make([]string, n)
 	cells := make([][]byte, n)
-	overhead := 2 + max(n-1, 0) // braces and commas
+	overhead := 2 + max(n-1, 0) // brackets and commas
 	for i := range n {
-		keys[i] = appendColumnKey(nil, schema, i)
+		key := appendColumnKey(nil, schema, i)
+		names[i] = columnName(key)
+		if f != FormatCompact {
+			keys[i] = key
+		}
 		overhead += len(keys[i])
 		var err error
 		if cells[i], err = appendCell(nil, schema, row, i); err != nil {
@@ -48,7 +58,11 @@ func fitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int) 
 	}
 	share := cellShare(cells, budget-overhead)
 	var cuts []CutCell
-	out := []byte{'{'}
+	open, closing := byte('{'), byte('}')
+	if f == FormatCompact {
+		open, closing = '[', ']'
+	}
+	out := []byte{open}
 	for i := range n {
 		if i > 0 {
 			out = append(out, ',')
@@ -58,7 +72,7 @@ func fitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int) 
 			out = append(out, cells[i]...)
 			continue
 		}
-		cut := CutCell{Row: rowIndex, Column: columnName(keys[i])}
+		cut := CutCell{Row: rowIndex, Column: names[i]}
 		var v bigquery.Value
 		if i < len(row) {
 			v = row[i]
@@ -66,7 +80,7 @@ func fitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int) 
 		out, cut.Bytes, cut.KeptBytes = appendCut(out, fieldOf(schema, i), v, share, len(cells[i]))
 		cuts = append(cuts, cut)
 	}
-	return append(out, '}'), cuts, nil
+	return append(out, closing), cuts, nil
 }
 
 // cellShare returns the size every cell may keep so that all of them fit in

@@ -148,19 +148,34 @@ func encDigits[T int | uint64](dst []byte, n T, width int) []byte {
 	return dst
 }
 
-// encDecimal writes r as a JSON string exactly as r.FloatString(scale) does,
-// which is what bigquery.NumericString (scale 9) and BigNumericString (scale
-// 38) return. FloatString costs ~10 allocations (it computes 10^scale with
-// big arithmetic on every call), so the common case is done with uint64
+// encDecimal writes r as a JSON string in its shortest exact form: the
+// digits r.FloatString(scale) gives (what bigquery.NumericString, scale 9,
+// and BigNumericString, scale 38, return) without trailing fractional zeros,
+// so NUMERIC 10.5 is "10.5", not "10.500000000", and 3 is "3".
+// FloatString costs ~10 allocations (it computes 10^scale with big
+// arithmetic on every call), so the common case is done with uint64
 // arithmetic: the client parses NUMERIC values from decimal text, so the
 // denominator is 2^a·5^b and the fraction ends after max(a, b) digits.
 func encDecimal(dst []byte, r *big.Rat, scale int) []byte {
 	dst = append(dst, '"')
+	start := len(dst)
 	if out, ok := encDecimalFast(dst, r, scale); ok {
-		return append(out, '"')
+		dst = out
+	} else {
+		dst = append(dst, r.FloatString(scale)...)
 	}
-	dst = append(dst, r.FloatString(scale)...)
-	return append(dst, '"')
+	return append(trimFraction(dst, start), '"')
+}
+
+// trimFraction drops trailing zeros of the decimal written from start on,
+// and its point when no fraction is left ("-0.0" stays "-0": FloatString
+// writes no negative zero, so the case does not arise).
+func trimFraction(dst []byte, start int) []byte {
+	if bytes.IndexByte(dst[start:], '.') < 0 {
+		return dst
+	}
+	dst = bytes.TrimRight(dst, "0")
+	return bytes.TrimSuffix(dst, []byte{'.'})
 }
 
 var encPow10 = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,

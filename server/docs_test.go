@@ -29,9 +29,8 @@ func toolReference() string {
 		in, _ := t.tool.InputSchema.(*jsonschema.Schema)
 		b.WriteString("\n**Input**\n\n")
 		writeProps(&b, in)
-		out, _ := t.tool.OutputSchema.(*jsonschema.Schema)
 		b.WriteString("\n**Output**\n\n")
-		writeProps(&b, out)
+		writeProps(&b, t.out)
 	}
 	return b.String()
 }

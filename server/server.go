@@ -63,28 +63,25 @@ func New(svc Services, opts Options) *mcp.Server {
 func Tools(svc Services, allowWrites bool) []toolSpec {
 	return []toolSpec{
 		newTool(&mcp.Tool{
-			Name:  "list_datasets",
-			Title: "List datasets",
-			Description: `List the datasets in a BigQuery project (the server's project by default), with their location and labels.
-Use it first to discover what data exists. Results are paged: pass nextPageToken back as pageToken for more.`,
+			Name:        "list_datasets",
+			Title:       "List datasets",
+			Description: `List a project's datasets (default: the server's project) with location and labels. Start here. Paged: pass nextPageToken back as pageToken.`,
 			Annotations: readOnly("List datasets"),
 		}, func(ctx context.Context, in schema.ListDatasetsInput) (*schema.ListDatasetsOutput, error) {
 			return svc.Schema.ListDatasets(ctx, in)
 		}),
 		newTool(&mcp.Tool{
-			Name:  "list_tables",
-			Title: "List tables",
-			Description: `List the tables, views and materialized views in a dataset, with each one's type, partitioning and clustering.
-Set includeDetails to also get row counts and sizes (one extra call per table). Paged like list_datasets.`,
+			Name:        "list_tables",
+			Title:       "List tables",
+			Description: `List a dataset's tables and views with type, partitioning and clustering; includeDetails adds row counts and sizes (one call per table). Paged like list_datasets.`,
 			Annotations: readOnly("List tables"),
 		}, func(ctx context.Context, in schema.ListTablesInput) (*schema.ListTablesOutput, error) {
 			return svc.Schema.ListTables(ctx, in)
 		}),
 		newTool(&mcp.Tool{
-			Name:  "get_table_schema",
-			Title: "Get table schema",
-			Description: `Get a table's columns (name, GoogleSQL type, mode, description, nested STRUCT/ARRAY fields), partitioning, clustering, row count, size, location and type; for views, the view's SQL.
-Accepts dataset.table or project.dataset.table, with or without backticks. Read it before writing SQL so column names and types are exact.`,
+			Name:        "get_table_schema",
+			Title:       "Get table schema",
+			Description: `A table's columns (GoogleSQL type, mode, nested fields), partitioning, clustering, size; a view's SQL. Read it before writing SQL. Large schemas are cut to a budget and say truncated: pick columns, maxDepth or format ddl to see more.`,
 			Annotations: readOnly("Get table schema"),
 		}, func(ctx context.Context, in schema.GetTableSchemaInput) (*schema.TableSchema, error) {
 			return svc.Schema.GetTableSchema(ctx, in)
@@ -104,19 +101,17 @@ Accepts dataset.table or project.dataset.table, with or without backticks. Read 
 			return svc.Query.Execute(ctx, in)
 		}),
 		newTool(&mcp.Tool{
-			Name:  "dry_run_sql",
-			Title: "Dry-run SQL",
-			Description: `Validate a query and estimate its cost without running it: statement type, bytes it would process, estimated on-demand cost in USD, referenced tables (where BigQuery reports them), the result schema, and whether execute_sql on this server would accept it.
-Free: dry runs are not billed. Use it to check SQL and cost before execute_sql.`,
+			Name:        "dry_run_sql",
+			Title:       "Dry-run SQL",
+			Description: `Check a query without running it (free): statement type, bytes and USD cost estimate, referenced tables, result schema, and whether execute_sql would accept it.`,
 			Annotations: readOnly("Dry-run SQL"),
 		}, func(ctx context.Context, in query.DryRunInput) (*query.DryRunOutput, error) {
 			return svc.Query.DryRun(ctx, in)
 		}),
 		newTool(&mcp.Tool{
-			Name:  "get_query_results",
-			Title: "Get query results",
-			Description: `Read more rows of a finished query, from startIndex (execute_sql's nextStartIndex) on.
-Use it to page through a truncated result without running the query again.`,
+			Name:        "get_query_results",
+			Title:       "Get query results",
+			Description: `Read more rows of a finished query from startIndex (execute_sql's nextStartIndex) without running it again.`,
 			Annotations: readOnly("Get query results"),
 		}, func(ctx context.Context, in query.GetResultsInput) (*query.ExecuteOutput, error) {
 			return svc.Query.GetResults(ctx, in)
@@ -124,16 +119,15 @@ Use it to page through a truncated result without running the query again.`,
 		newTool(&mcp.Tool{
 			Name:        "get_job",
 			Title:       "Get job",
-			Description: `Report a BigQuery job's state (PENDING, RUNNING, DONE), its error if it failed, bytes processed and billed, and timing.`,
+			Description: `A job's state (PENDING, RUNNING, DONE), error, bytes processed and billed, timing.`,
 			Annotations: readOnly("Get job"),
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.GetJob(ctx, in)
 		}),
 		newTool(&mcp.Tool{
-			Name:  "health",
-			Title: "Server health",
-			Description: `Report the server's health: whether BigQuery answers (with latency), which identity the server uses and when its token expires (never the token), the circuit breaker state per project, metadata cache size and hit rate, version and uptime.
-Use it when calls keep failing, to tell a BigQuery outage from a credentials or configuration problem.`,
+			Name:        "health",
+			Title:       "Server health",
+			Description: `Server health: BigQuery reachability and latency, identity and token expiry, circuit breakers, cache, version. Use it when calls keep failing.`,
 			Annotations: readOnly("Server health"),
 		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
 			return svc.Health.Health(ctx), nil
@@ -141,7 +135,7 @@ Use it when calls keep failing, to tell a BigQuery outage from a credentials or 
 		newTool(&mcp.Tool{
 			Name:        "cancel_job",
 			Title:       "Cancel job",
-			Description: `Ask BigQuery to cancel a running job, e.g. one that is taking too long or was started by mistake. Best effort: a job may finish before the cancel lands. Returns the job's state afterwards.`,
+			Description: `Ask BigQuery to cancel a running job (best effort: it may finish first); returns its state.`,
 			Annotations: &mcp.ToolAnnotations{
 				Title:           "Cancel job",
 				ReadOnlyHint:    false,
@@ -156,15 +150,13 @@ Use it when calls keep failing, to tell a BigQuery outage from a credentials or 
 }
 
 func executeDescription(allowWrites bool) string {
-	mode := `Read-only: only a single SELECT (or WITH … SELECT) is accepted; anything else is refused before a job starts.`
+	mode := `Read-only: one SELECT (or WITH … SELECT) only.`
 	if allowWrites {
-		mode = `This server allows writes: DML, DDL and scripts run as given. Check statements with dry_run_sql first.`
+		mode = `Writes allowed: DML, DDL and scripts run as given; check them with dry_run_sql first.`
 	}
-	return `Run a GoogleSQL query and return its rows as JSON objects, with the column schema, total rows, job ID, bytes processed/billed and cache hit.
-Values keep BigQuery's meaning: INT64 beyond 2^53 and NUMERIC/BIGNUMERIC as strings, TIMESTAMP as RFC 3339, BYTES as base64, STRUCT as objects, ARRAY as arrays.
-Pass values as typed named parameters (@name in the SQL), e.g. {"name":"since","type":"DATE","value":"2024-01-01"} or {"name":"ids","type":"ARRAY<INT64>","value":[1,2]}.
-Returns at most maxRows rows (default 100) and a bounded payload; when cut, truncated is true, totalRows tells how many exist, and get_query_results continues from nextStartIndex.
-Every job is capped by the server's maximumBytesBilled; you may ask for less with maxBytesBilled. ` + mode
+	return `Run GoogleSQL; returns schema, rows, totalRows, jobId, bytes billed. Rows are arrays in schema order (format objects: {column: value}); INT64 beyond 2^53 and NUMERIC as strings, TIMESTAMP RFC 3339, BYTES base64.
+Pass values as typed parameters used as @name: {"name":"since","type":"DATE","value":"2024-01-01"}.
+At most maxRows rows (default 100) and a byte cap; when truncated, get_query_results continues from nextStartIndex. Billing is capped (maxBytesBilled may lower it). To look at a table use preview_table (free). ` + mode
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {

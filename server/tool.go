@@ -24,14 +24,23 @@ type Handler func(ctx context.Context, req *mcp.CallToolRequest) (any, error)
 type Middleware func(tool string, next Handler) Handler
 
 // toolSpec is a registered tool: its MCP definition and how to call it.
+// out describes the result for docs/tools.md only: tools/list carries no
+// outputSchema (see newTool).
 type toolSpec struct {
 	tool    *mcp.Tool
+	out     *jsonschema.Schema
 	handler Handler
 }
 
 // newTool builds a tool from a typed function. Input and output schemas are
 // inferred from In and Out, so the contract lives in one place: the Go types
 // and their jsonschema tags.
+//
+// The output schema is documented (docs/tools.md) but not advertised: it was
+// 55% of tools/list, every agent pays for it on every session, the hosts that
+// feed tools to models ignore it, and results already carry their JSON in the
+// text block and structuredContent. The input schema is advertised in its
+// portable form (portable).
 func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)) toolSpec {
 	in, err := jsonschema.For[In](schemaOptions)
 	if err != nil {
@@ -51,7 +60,7 @@ func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema does not resolve: %v", t.Name, err))
 	}
-	t.InputSchema, t.OutputSchema = in, out
+	t.InputSchema = portable(in.CloneSchemas())
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
 		input, err := decodeArgs[In](req.Params.Arguments, resolved)
 		if err != nil {
@@ -59,15 +68,15 @@ func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)
 		}
 		return fn(ctx, input)
 	}
-	return toolSpec{tool: t, handler: h}
+	return toolSpec{tool: t, out: out, handler: h}
 }
 
 // schemaOptions makes raw JSON fields (result rows) plain objects in the
 // schema instead of byte arrays.
 var schemaOptions = &jsonschema.ForOptions{
 	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "A result row: column name → value."},
-		reflect.TypeFor[any]():             {},
+		reflect.TypeFor[json.RawMessage](): {Types: []string{"array", "object"}, Description: "A result row: an array of values in column order (format compact) or an object of column name → value (format objects)."},
+		reflect.TypeFor[any]():             anyValue,
 		// Column is recursive (STRUCT fields are columns), which schema
 		// inference cannot express; nested fields are described, not
 		// re-declared.
@@ -89,6 +98,32 @@ var schemaOptions = &jsonschema.ForOptions{
 			Required: []string{"name", "type", "mode"},
 		},
 	},
+}
+
+// anyValue is a JSON value of any kind, spelled with a type on every branch
+// so clients that need typed schemas (and Inspector --strict) accept it.
+var anyValue = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+	{Type: "string"}, {Type: "number"}, {Type: "boolean"}, {Type: "array"}, {Type: "object"}, {Type: "null"},
+}}
+
+// portable rewrites an inferred schema into the dialect every client reads:
+// a nullable union (["null","array"], how Go slices are inferred) becomes
+// its one real type. Omitting a field is how an agent says "none".
+func portable(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		portable(p)
+	}
+	portable(s.Items)
+	for _, b := range s.AnyOf {
+		portable(b)
+	}
+	return s
 }
 
 // decodeArgs validates arguments against the input schema and decodes them.
