@@ -16,8 +16,8 @@ import (
 )
 
 // Recover turns a panic in a tool into an INTERNAL error, so one bad call
-// cannot take the server (and every other session) down. The panic and its
-// stack go to the log, never to the agent.
+// cannot take the server (and every other session) down. The panic and the
+// place it happened go to the log, never to the agent.
 func Recover(log *slog.Logger) Middleware {
 	return func(tool string, next Handler) Handler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (out any, err error) {
@@ -37,7 +37,7 @@ func Recover(log *slog.Logger) Middleware {
 // tools/call: initialize, logging/setLevel, tools/list, notifications and
 // whatever a client sends. A panic in a method handler, the SDK's own
 // included, becomes a JSON-RPC internal error (-32603) for that request and
-// a log line with the panic and its stack; the session and the process
+// a log line with the panic and where it happened; the session and the process
 // carry on. (Tool panics are already INTERNAL tool results by Recover; this
 // is the net under everything else.)
 func RecoverMethods(log *slog.Logger) mcp.Middleware {
@@ -54,32 +54,30 @@ func RecoverMethods(log *slog.Logger) mcp.Middleware {
 	}
 }
 
-// logPanic logs a recovered panic at ERROR with its stack as a list of
-// "function (file:line)" frames: readable, and free of the argument values
-// a raw goroutine dump carries (the log's redaction cuts raw dumps
-// anyway). A logger that itself fails cannot turn the recovery into a
-// second panic.
+// logPanic logs a recovered panic at ERROR with the panic value and the
+// place it happened ("function (file:line)"): enough to find the bug, and no
+// stack trace, which the product keeps out of logs (traces carry argument
+// values and make log lines that monitoring cannot group). A logger that
+// itself fails cannot turn the recovery into a second panic.
 func logPanic(ctx context.Context, log *slog.Logger, msg string, p any, attrs ...slog.Attr) {
 	defer func() { _ = recover() }()
-	attrs = append(attrs, slog.String("panic", bqerr.Redact(fmt.Sprint(p))), slog.Any("stack", panicStack()))
+	attrs = append(attrs, slog.String("panic", bqerr.Redact(fmt.Sprint(p))), slog.String("at", panicSite()))
 	log.LogAttrs(ctx, slog.LevelError, msg, attrs...)
 }
 
-// panicStack lists the frames of the panicking goroutine, from the panic
-// site outwards, skipping the runtime and the recovery itself.
-func panicStack() []string {
-	pcs := make([]uintptr, 48)
-	n := runtime.Callers(4, pcs) // Callers, panicStack, logPanic, the deferred func
+// panicSite is the first frame of the panicking goroutine outside the
+// runtime: where the panic happened, not how the runtime raised it.
+func panicSite() string {
+	pcs := make([]uintptr, 32)
+	n := runtime.Callers(4, pcs) // Callers, panicSite, logPanic, the deferred func
 	frames := runtime.CallersFrames(pcs[:n])
-	var out []string
 	for {
 		f, more := frames.Next()
-		// Leading runtime frames (gopanic, mapassign…) say how, not where.
-		if len(out) > 0 || !strings.HasPrefix(f.Function, "runtime.") {
-			out = append(out, fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line))
+		if !strings.HasPrefix(f.Function, "runtime.") {
+			return fmt.Sprintf("%s (%s:%d)", f.Function, f.File, f.Line)
 		}
 		if !more {
-			return out
+			return "unknown"
 		}
 	}
 }
