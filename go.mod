@@ -9,6 +9,7 @@ require (
 	github.com/failsafe-go/failsafe-go v0.9.8
 	github.com/google/jsonschema-go v0.4.3
 	github.com/google/uuid v1.6.0
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/patrickmn/go-cache v2.1.0+incompatible
 	go.opentelemetry.io/contrib/exporters/autoexport v0.72.0

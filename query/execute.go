@@ -3,13 +3,11 @@ package query
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/bigquery"
-	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
@@ -27,12 +25,20 @@ type ExecuteInput struct {
 	MaxRows        int         `json:"maxRows,omitempty" jsonschema:"Maximum rows to return (default 100; the server sets the upper limit)."`
 	MaxBytesBilled int64       `json:"maxBytesBilled,omitempty" jsonschema:"Fail the query instead of billing more than this many bytes. May only lower the server's cap."`
 	TimeoutSeconds int         `json:"timeoutSeconds,omitempty" jsonschema:"Cancel the job if it has not finished after this many seconds. May only lower the server's limit."`
+	WaitSeconds    int         `json:"waitSeconds,omitempty" jsonschema:"Return after this many seconds (default 45) with jobComplete false if the job is still running; it keeps running, and get_query_results waits for its rows."`
 }
 
 // ExecuteOutput is execute_sql's result.
 type ExecuteOutput struct {
-	JobID         string          `json:"jobId"`
-	Location      string          `json:"location,omitempty"`
+	JobID    string `json:"jobId"`
+	Location string `json:"location,omitempty"`
+	// JobComplete is false when the call's wait ended before the job did:
+	// State, ElapsedMs, BytesProcessed (so far) and Hint say where it is,
+	// and there are no rows yet.
+	JobComplete   bool            `json:"jobComplete"`
+	State         string          `json:"state,omitempty"`
+	ElapsedMs     int64           `json:"elapsedMs,omitempty"`
+	Hint          string          `json:"hint,omitempty"`
 	StatementType string          `json:"statementType,omitempty"`
 	Schema        []bqtype.Column `json:"schema"`
 	// Rows are JSON objects keyed by column name, in column order.
@@ -53,8 +59,10 @@ type ExecuteOutput struct {
 	// NextStartIndex is the row to continue from with get_query_results.
 	NextStartIndex uint64 `json:"nextStartIndex,omitempty"`
 	BytesProcessed int64  `json:"bytesProcessed"`
-	BytesBilled    int64  `json:"bytesBilled"`
-	CacheHit       bool   `json:"cacheHit"`
+	// BytesBilled is absent where BigQuery does not report it (pages read
+	// with get_query_results: get_job has it).
+	BytesBilled int64 `json:"bytesBilled,omitempty"`
+	CacheHit    bool  `json:"cacheHit"`
 	// AffectedRows is the number of rows a DML statement changed.
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DurationMs   int64  `json:"durationMs"`
@@ -73,6 +81,9 @@ type request struct {
 	maxRows        int
 	maxBytesBilled int64
 	timeout        time.Duration
+	// wait is how long the call waits for the job before it answers
+	// jobComplete:false (never beyond timeout, where the job is cancelled).
+	wait time.Duration
 }
 
 func (s *Service) validate(in ExecuteInput) (*request, error) {
@@ -125,7 +136,23 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	case in.TimeoutSeconds > 0:
 		r.timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	}
+	if r.wait, err = s.waitFor(in.WaitSeconds); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// waitFor validates waitSeconds: how long one call waits for a job.
+func (s *Service) waitFor(seconds int) (time.Duration, error) {
+	max := int(s.cfg.MaxWait / time.Second)
+	switch {
+	case seconds < 0 || seconds > max:
+		return 0, bqerr.Invalid(fmt.Sprintf("waitSeconds must be between 1 and %d", max),
+			"Leave waitSeconds out to use the default; a job still running when the wait ends keeps running, and get_query_results waits again.")
+	case seconds > 0:
+		return time.Duration(seconds) * time.Second, nil
+	}
+	return min(defaultWait, s.cfg.MaxWait), nil
 }
 
 func (s *Service) newQuery(r *request) *bigquery.Query {
@@ -138,7 +165,9 @@ func (s *Service) newQuery(r *request) *bigquery.Query {
 	return q
 }
 
-// Execute runs one statement and returns its first rows.
+// Execute runs one statement and returns its first rows. A small query
+// costs one jobs.query request (two when the read-only verdict is not yet
+// known); see fast.go.
 func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput, error) {
 	start := time.Now()
 	r, err := s.validate(in)
@@ -155,42 +184,40 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	}
 
 	op := s.operation(r.sql)
-	q := s.newQuery(r)
-	q.JobID = s.newJobID()
-	// SQL may name customers or hold literals: debug level only, and cut.
-	s.log.DebugContext(ctx, "starting query job", "job_id", q.JobID, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
-	job, err := s.insert(ctx, op, q)
+	req, err := s.queryRequest(r)
 	if err != nil {
-		return nil, s.fail(ctx, err, r, q.JobID, q.Location)
+		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
-	if st := job.LastStatus(); st != nil && st.Done() && st.Err() != nil {
-		return nil, s.fail(ctx, st.Err(), r, job.ID(), job.Location())
+	// SQL may name customers or hold literals: debug level only, and cut.
+	s.log.DebugContext(ctx, "starting query", "request_id", req.RequestId, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
+	until := start.Add(min(r.wait, r.timeout))
+	p, err := s.startQuery(ctx, op, req, until)
+	if err != nil {
+		job := s.recoverJob(ctx, op, req)
+		return nil, s.fail(ctx, err, r, job.id, job.location)
 	}
-	// Reading waits for the job to finish (Job.Read polls
-	// getQueryResults), so no separate Job.Wait: it would send the same
-	// polls again and double the requests of every query.
-	out := &ExecuteOutput{JobID: job.ID(), Location: job.Location()}
-	if err := s.readRows(ctx, op, job, 0, r.maxRows, out); err != nil {
-		return nil, s.fail(ctx, err, r, job.ID(), job.Location())
+	if p, err = s.await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
+		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
-	var status *bigquery.JobStatus
-	err = s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
-		var err error
-		status, err = job.Status(ctx)
-		return err
-	})
-	switch {
-	case err != nil:
-		// The rows are in hand; only the statistics are missing.
-		s.log.WarnContext(ctx, "job statistics unavailable", "job_id", job.ID(), "error", bqerr.Redact(err.Error()))
-		out.Warning = strings.TrimSpace(out.Warning + " Job statistics (bytes processed and billed, cache hit) could not be read; see get_job.")
-	case status.Err() != nil:
-		return nil, s.fail(ctx, status.Err(), r, job.ID(), job.Location())
-	default:
-		addStats(out, status)
-		if s.hooks.JobDone != nil {
-			s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
+	out := &ExecuteOutput{JobID: p.job.id, Location: p.job.location}
+	if !p.complete {
+		if r.wait >= r.timeout {
+			// The query's own time is up: stop the job.
+			<-ctx.Done()
+			return nil, s.fail(ctx, ctx.Err(), r, p.job.id, p.job.location)
 		}
+		s.stillRunning(ctx, p.job, start, out)
+		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
+		out.DurationMs = time.Since(start).Milliseconds()
+		return out, nil
+	}
+	out.JobComplete, out.State = true, "DONE"
+	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
+		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
+	}
+	addStats(out, p, statementType(r.sql, p))
+	if s.hooks.JobDone != nil {
+		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
@@ -208,42 +235,32 @@ func (s *Service) operation(sql string) resilience.Operation {
 	return resilience.Query
 }
 
-// insert starts the job. The job ID is fixed before the first attempt, so a
-// retry after a lost response meets 409 duplicate: the job exists, and is
-// fetched instead of started twice.
-func (s *Service) insert(ctx context.Context, op resilience.Operation, q *bigquery.Query) (*bigquery.Job, error) {
-	var job *bigquery.Job
-	err := s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
-		var err error
-		job, err = q.Run(ctx)
-		if isDuplicate(err) {
-			job, err = s.client.JobFromIDLocation(ctx, q.JobID, q.Location)
+// statementType names the statement for the result. jobs.query does not
+// report it, so it is read from what is known: a query the lexical guard
+// accepts is a SELECT (and on a read-only server BigQuery's dry run agreed),
+// and a statement that changed rows is DML named by its first keyword.
+// Anything else is left unnamed rather than guessed.
+func statementType(sql string, p *page) string {
+	if CheckReadOnly(sql) == nil {
+		return "SELECT"
+	}
+	if p.dml {
+		toks, _ := lexSQL(sql)
+		if stmts := splitSQLTokens(toks); len(stmts) == 1 {
+			switch kw, _ := leadingKeyword(stmts[0]); kw {
+			case "INSERT", "UPDATE", "DELETE", "MERGE":
+				return kw
+			}
 		}
-		return err
-	})
-	return job, err
+	}
+	return ""
 }
 
-func isDuplicate(err error) bool {
-	var ge *googleapi.Error
-	if !errors.As(err, &ge) || ge.Code != 409 {
-		return false
-	}
-	return len(ge.Errors) == 0 || ge.Errors[0].Reason == "duplicate"
-}
-
-func addStats(out *ExecuteOutput, st *bigquery.JobStatus) {
-	if st == nil || st.Statistics == nil {
-		return
-	}
-	out.BytesProcessed = st.Statistics.TotalBytesProcessed
-	if qs, ok := st.Statistics.Details.(*bigquery.QueryStatistics); ok {
-		out.StatementType = qs.StatementType
-		out.BytesBilled = qs.TotalBytesBilled
-		out.CacheHit = qs.CacheHit
-		if qs.StatementType != "" && qs.StatementType != "SELECT" && qs.DMLStats != nil {
-			n := qs.NumDMLAffectedRows
-			out.AffectedRows = &n
-		}
+func addStats(out *ExecuteOutput, p *page, statementType string) {
+	out.StatementType = statementType
+	out.BytesProcessed, out.BytesBilled, out.CacheHit = p.bytesProcessed, p.bytesBilled, p.cacheHit
+	if p.dml || p.affected != 0 {
+		n := p.affected
+		out.AffectedRows = &n
 	}
 }

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -45,10 +46,10 @@ func withOpLog(t *testing.T, s *Service) *opLog {
 	return log
 }
 
-func countInserts(requests []string) int {
+func countQueries(requests []string) int {
 	n := 0
 	for _, r := range requests {
-		if strings.HasPrefix(r, http.MethodPost+" /projects/p/jobs?") {
+		if strings.HasPrefix(r, http.MethodPost+" /projects/p/queries?") {
 			n++
 		}
 	}
@@ -56,8 +57,8 @@ func countInserts(requests []string) int {
 }
 
 // TestWritesRunUnderWritePolicy: with --allow-writes, DML, DDL and scripts
-// run every call of their job (insert, reading, statistics) under the write
-// policy; a SELECT stays under the query policy.
+// run every call of their job (jobs.query, reading further pages) under the
+// write policy; a SELECT stays under the query policy.
 func TestWritesRunUnderWritePolicy(t *testing.T) {
 	for _, tc := range []struct {
 		sql  string
@@ -77,8 +78,12 @@ func TestWritesRunUnderWritePolicy(t *testing.T) {
 				t.Fatalf("Execute: %v", err)
 			}
 			ops := log.all()
-			if len(ops) < 3 { // insert, read, statistics
-				t.Fatalf("attempts = %v, want at least insert, read and statistics", ops)
+			want := 3 // jobs.query and two more pages of the fake's five rows
+			if strings.HasPrefix(tc.sql, "INSERT") || strings.HasPrefix(tc.sql, "UPDATE") {
+				want = 1 // DML: jobs.query alone
+			}
+			if len(ops) != want {
+				t.Fatalf("attempts = %v, want %d", ops, want)
 			}
 			for i, op := range ops {
 				if op != tc.want {
@@ -89,9 +94,10 @@ func TestWritesRunUnderWritePolicy(t *testing.T) {
 	}
 }
 
-// TestWriteRetriesFollowWritePolicy: a failing insert is tried as often as
-// the write policy allows for DML, and as the query policy allows for a
-// SELECT, counted at the fake BigQuery.
+// TestWriteRetriesFollowWritePolicy: a failing jobs.query is tried as often
+// as the write policy allows for DML, and as the query policy allows for a
+// SELECT, counted at the fake BigQuery, every attempt with the same
+// requestId.
 func TestWriteRetriesFollowWritePolicy(t *testing.T) {
 	for _, tc := range []struct {
 		sql      string
@@ -107,8 +113,11 @@ func TestWriteRetriesFollowWritePolicy(t *testing.T) {
 		if _, err := s.Execute(context.Background(), ExecuteInput{SQL: tc.sql}); err == nil {
 			t.Fatalf("%s: Execute succeeded against a failing insert", tc.sql)
 		}
-		if n := countInserts(fake.log()); n != tc.attempts {
-			t.Errorf("%s: %d job inserts reached BigQuery, want %d; requests:\n%s", tc.sql, n, tc.attempts, strings.Join(fake.log(), "\n"))
+		if n := countQueries(fake.log()); n != tc.attempts {
+			t.Errorf("%s: %d jobs.query requests reached BigQuery, want %d; requests:\n%s", tc.sql, n, tc.attempts, strings.Join(fake.log(), "\n"))
+		}
+		if ids := fake.requestIDs; len(ids) == 0 || ids[0] == "" || slices.Compact(slices.Clone(ids))[0] != ids[0] || len(slices.Compact(slices.Clone(ids))) != 1 {
+			t.Errorf("%s: requestIds across attempts = %q, want one, repeated", tc.sql, ids)
 		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 // first by reading the SQL, then by asking BigQuery what the statement is.
 // The lexical guard cannot be fooled by BigQuery and BigQuery's
 // statementType cannot be fooled by clever text; each covers the other.
+// BigQuery's answer is remembered (verdicts), so asking the same query again
+// costs no dry run; the lexical guard still runs on every call.
 func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 	if err := CheckReadOnly(r.sql); err != nil {
 		reason := err.Error()
@@ -30,11 +32,16 @@ func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
 		}
 		return readOnlyError(reason, r.sql)
 	}
-	stats, err := s.dryRun(ctx, r)
-	if err != nil {
-		return s.fail(ctx, err, r, "", "")
+	st, known := s.verdicts.get(r)
+	if !known {
+		stats, err := s.dryRun(ctx, r)
+		if err != nil {
+			return s.fail(ctx, err, r, "", "")
+		}
+		st = stats.StatementType
+		s.verdicts.add(r, st)
 	}
-	if st := stats.StatementType; st != "" && st != "SELECT" {
+	if st != "" && st != "SELECT" {
 		return readOnlyError(fmt.Sprintf("BigQuery reports a %s statement", st), r.sql)
 	}
 	return nil

@@ -31,9 +31,9 @@ const fakeRows = 5
 // makes the client page: the row at index 2 starts the second page.
 const fakePageRows = 2
 
-// fakeBigQuery answers just enough of the BigQuery REST API for the real
-// client to insert a query job, read its rows through getQueryResults and
-// fetch its statistics with jobs.get.
+// fakeBigQuery answers just enough of the BigQuery REST API for a query:
+// jobs.query with the first page and statistics, further pages through
+// getQueryResults, jobs.get, and jobs.insert for dry runs.
 //
 // Row pages are counted by the row they start at, whether the client asked
 // with startIndex or with a page token (the fake's tokens are "row-N", the
@@ -49,9 +49,11 @@ type fakeBigQuery struct {
 	wide string
 
 	mu       sync.Mutex
-	requests []string    // method, path and query of every request
-	pages    map[int]int // row pages requested, by start row
-	byToken  map[int]int // of those, the ones asked for by page token
+	requests []string // method, path and query of every request
+	// requestIDs are the requestIds of every jobs.query, in order.
+	requestIDs []string
+	pages      map[int]int // row pages requested, by start row
+	byToken    map[int]int // of those, the ones asked for by page token
 }
 
 func newFakeBigQuery(t *testing.T, failPage func(start, attempt int) bool) *fakeBigQuery {
@@ -66,6 +68,8 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.t.Logf("fake bigquery: %s", line)
 
 	switch path := r.URL.Path; {
+	case r.Method == http.MethodPost && path == "/projects/p/queries":
+		f.query(w, r)
 	case r.Method == http.MethodPost && path == "/projects/p/jobs":
 		f.insert(w, r)
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
@@ -75,6 +79,37 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
 	}
+}
+
+// query is jobs.query: the job is done at once, and the answer carries the
+// first page (which failPage may fail like any other page at row 0) and the
+// statistics. DML answers with its affected rows and no rows.
+func (f *fakeBigQuery) query(w http.ResponseWriter, r *http.Request) {
+	var req bq.QueryRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Query == "" || req.RequestId == "" {
+		writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", fmt.Sprintf("bad jobs.query: %v", err)))
+		return
+	}
+	f.mu.Lock()
+	f.requestIDs = append(f.requestIDs, req.RequestId)
+	f.mu.Unlock()
+	if f.failInsert {
+		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
+		return
+	}
+	ref := &bq.JobReference{ProjectId: "p", JobId: partialJobID, Location: "US"}
+	res := &bq.QueryResponse{JobComplete: true, JobReference: ref, TotalBytesProcessed: 1000, TotalBytesBilled: 10 << 20}
+	if kw := strings.ToUpper(strings.Fields(req.Query)[0]); kw == "INSERT" || kw == "UPDATE" || kw == "DELETE" {
+		res.DmlStats, res.NumDmlAffectedRows = &bq.DmlStatistics{UpdatedRowCount: 1}, 1
+		writeJSON(w, http.StatusOK, res)
+		return
+	}
+	pg, ok := f.page(w, 0, false, int(req.MaxResults))
+	if !ok {
+		return
+	}
+	res.Schema, res.Rows, res.TotalRows, res.PageToken = pg.Schema, pg.Rows, pg.TotalRows, pg.PageToken
+	writeJSON(w, http.StatusOK, res)
 }
 
 // insert is jobs.insert: the job is done at once.
@@ -128,13 +163,8 @@ var (
 // waits for the job; otherwise it reads a page of rows.
 func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobID string) {
 	q := r.URL.Query()
-	ref := &bq.JobReference{ProjectId: "p", JobId: jobID}
-	schema := fakeSchema
-	if f.wide != "" {
-		schema = wideSchema
-	}
-	if q.Get("maxResults") == "0" {
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: schema, JobReference: ref})
+	if jobID != partialJobID {
+		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:"+jobID))
 		return
 	}
 	start, byToken := 0, false
@@ -153,16 +183,32 @@ func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobI
 		}
 		start = n
 	}
-	size := fakePageRows
+	size := 0
 	if s := q.Get("maxResults"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
 			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad maxResults "+s))
 			return
 		}
-		size = min(n, fakePageRows)
+		size = n
 	}
+	if res, ok := f.page(w, start, byToken, size); ok {
+		writeJSON(w, http.StatusOK, res)
+	}
+}
 
+// page builds the page of rows from start (at most size rows, and at most
+// fakePageRows; size 0 means no limit of the caller's), or writes the
+// injected failure and returns false.
+func (f *fakeBigQuery) page(w http.ResponseWriter, start int, byToken bool, size int) (*bq.GetQueryResultsResponse, bool) {
+	ref := &bq.JobReference{ProjectId: "p", JobId: partialJobID, Location: "US"}
+	schema := fakeSchema
+	if f.wide != "" {
+		schema = wideSchema
+	}
+	if size <= 0 || size > fakePageRows {
+		size = fakePageRows
+	}
 	f.mu.Lock()
 	f.pages[start]++
 	if byToken {
@@ -173,7 +219,7 @@ func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobI
 
 	if f.failPage(start, attempt) {
 		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
-		return
+		return nil, false
 	}
 	res := &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: schema, JobReference: ref}
 	end := min(start+size, fakeRows)
@@ -187,7 +233,7 @@ func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobI
 	if end < fakeRows {
 		res.PageToken = "row-" + strconv.Itoa(end)
 	}
-	writeJSON(w, http.StatusOK, res)
+	return res, true
 }
 
 // pageCounts returns how often each page was requested, by start row, and
@@ -274,7 +320,6 @@ func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
 		MaxQueryTimeout: time.Minute,
 	}
 	s := NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
-	s.newJobID = func() string { return partialJobID }
 	return s
 }
 
@@ -324,7 +369,7 @@ func TestExecutePartialResultsWhenLaterPageFails(t *testing.T) {
 	if len(out.Schema) != 1 || out.Schema[0].Name != "n" {
 		t.Errorf("Schema = %+v, want one column n", out.Schema)
 	}
-	// The statistics were still read after the partial rows.
+	// The statistics came with the first page.
 	if out.StatementType != "SELECT" || out.BytesProcessed != 1000 {
 		t.Errorf("StatementType, BytesProcessed = %q, %d; want SELECT, 1000", out.StatementType, out.BytesProcessed)
 	}
@@ -365,8 +410,9 @@ func TestExecuteFirstPageFailsIsError(t *testing.T) {
 	if e.Details.Attempts != 3 {
 		t.Errorf("Details.Attempts = %d, want 3", e.Details.Attempts)
 	}
-	if e.Details.JobID != partialJobID {
-		t.Errorf("Details.JobID = %q, want %q", e.Details.JobID, partialJobID)
+	// jobs.query never answered, so no job is known to name.
+	if e.Details.JobID != "" {
+		t.Errorf("Details.JobID = %q, want none", e.Details.JobID)
 	}
 	var ae *resilience.AttemptError
 	if !errors.As(err, &ae) || ae.Status != http.StatusServiceUnavailable {

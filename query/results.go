@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"cloud.google.com/go/bigquery"
-	"google.golang.org/api/iterator"
+	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
@@ -17,14 +15,19 @@ import (
 
 // GetResultsInput is get_query_results' input.
 type GetResultsInput struct {
-	JobID      string `json:"jobId" jsonschema:"The jobId returned by execute_sql."`
-	Location   string `json:"location,omitempty" jsonschema:"The job's location, as returned by execute_sql."`
-	StartIndex uint64 `json:"startIndex,omitempty" jsonschema:"Zero-based row to start from (nextStartIndex of the previous result)."`
-	MaxRows    int    `json:"maxRows,omitempty" jsonschema:"Maximum rows to return (default 100)."`
+	JobID       string `json:"jobId" jsonschema:"The jobId returned by execute_sql."`
+	Location    string `json:"location,omitempty" jsonschema:"The job's location, as returned by execute_sql."`
+	StartIndex  uint64 `json:"startIndex,omitempty" jsonschema:"Zero-based row to start from (nextStartIndex of the previous result)."`
+	MaxRows     int    `json:"maxRows,omitempty" jsonschema:"Maximum rows to return (default 100)."`
+	WaitSeconds int    `json:"waitSeconds,omitempty" jsonschema:"Wait up to this many seconds (default 45) for a running job; if it is still running then, jobComplete is false and you can call again."`
 }
 
-// GetResults reads a page of a finished query's results.
+// GetResults reads a page of a query's results, waiting for the job first
+// when it is still running. One getQueryResults request both waits and
+// returns the rows. Waiting never cancels the job: the caller only asked
+// to read it.
 func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteOutput, error) {
+	start := time.Now()
 	id, loc, err := s.jobRef(in.JobID, in.Location)
 	if err != nil {
 		return nil, err
@@ -36,61 +39,69 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
-	defer cancel()
-	job, status, err := s.job(ctx, id, loc)
+	wait, err := s.waitFor(in.WaitSeconds)
 	if err != nil {
 		return nil, err
 	}
-	if status.State != bigquery.Done {
-		return nil, bqerr.Newf(bqerr.InvalidArgument, "job %s has not finished (state %s)", id, stateName(status.State)).
-			WithHint("Wait and call get_query_results again, or check it with get_job.").WithJobID(id)
+	ctx, cancel := context.WithTimeout(ctx, wait+s.cfg.QueryTimeout)
+	defer cancel()
+	job := jobHandle{id: id, location: loc}
+	until := start.Add(wait)
+	ms, _ := pollTimeout(ctx, until)
+	p, err := s.results(ctx, resilience.Query, job, in.StartIndex, "", maxRows, ms)
+	if err == nil {
+		p, err = s.await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
 	}
-	if err := status.Err(); err != nil {
+	if err != nil {
 		return nil, bqerr.From(err).WithJobID(id)
 	}
-	out := &ExecuteOutput{JobID: id, Location: job.Location()}
-	addStats(out, status)
-	if err := s.readRows(ctx, resilience.Query, job, in.StartIndex, maxRows, out); err != nil {
+	out := &ExecuteOutput{JobID: id, Location: p.job.location}
+	if !p.complete {
+		s.stillRunning(ctx, p.job, start, out)
+		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
+		out.DurationMs = time.Since(start).Milliseconds()
+		return out, nil
+	}
+	out.JobComplete, out.State = true, "DONE"
+	if err := s.collect(ctx, resilience.Query, p, in.StartIndex, maxRows, out); err != nil {
 		return nil, bqerr.From(err).WithJobID(id)
 	}
+	addStats(out, p, "")
+	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
 }
 
-// readRows reads up to maxRows rows from start under op's policy, and stops
-// early when the encoded rows would pass the server's byte cap, so one wide
-// row cannot flood the agent's context. A first row that alone passes the
-// cap has its largest values cut (fitRow), and the result says so.
+// collect encodes the rows of first (the page that came with the finished
+// job, starting at row start), then reads further pages with
+// getQueryResults only while fewer than maxRows rows are in hand and the
+// byte cap leaves room. It stops early when the encoded rows would pass the
+// server's byte cap, so one wide row cannot flood the agent's context; a
+// first row that alone passes the cap has its largest values cut (fitRow),
+// and the result says so.
 //
-// Each retry resumes after the last row read, so rows are never read twice.
-// When pages keep failing after some rows arrived, those rows are returned
-// marked incomplete, with where to resume, rather than thrown away.
-func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bigquery.Job, start uint64, maxRows int, out *ExecuteOutput) error {
+// A failed page is retried under op's policy, from its own page token, so
+// rows are never read twice. When pages keep failing after some rows
+// arrived, those rows are returned marked incomplete, with where to resume,
+// rather than thrown away.
+func (s *Service) collect(ctx context.Context, op resilience.Operation, first *page, start uint64, maxRows int, out *ExecuteOutput) error {
 	out.Rows = []json.RawMessage{}
-	size := 0
-	var (
-		rowSchema bigquery.Schema
-		total     uint64
-		byteCut   bool
-	)
-	err := s.exec.Do(ctx, op, s.cfg.Project, func(ctx context.Context) error {
-		it, err := job.Read(ctx)
-		if err != nil {
-			return err
-		}
-		it.StartIndex = start + uint64(len(out.Rows))
-		it.PageInfo().MaxSize = min(maxRows-len(out.Rows)+1, 10000)
-		var row []bigquery.Value
-		for len(out.Rows) < maxRows {
-			err := it.Next(&row)
-			if errors.Is(err, iterator.Done) {
+	schema, err := schemaOf(first.schema)
+	if err != nil {
+		return bqerr.New(bqerr.Internal, "the result schema could not be read").WithCause(err)
+	}
+	out.Schema, out.TotalRows = bqtype.Columns(schema), first.totalRows
+	size, byteCut := 0, false
+	p := first
+	for {
+		for _, tr := range p.rows {
+			if len(out.Rows) >= maxRows {
 				break
 			}
+			row, err := rowValues(schema, tr)
 			if err != nil {
-				return err
+				return bqerr.New(bqerr.Internal, "a result row could not be read").WithCause(err)
 			}
-			rowSchema, total = it.Schema, it.TotalRows
-			enc, err := EncodeRow(it.Schema, row)
+			enc, err := EncodeRow(schema, row)
 			if err != nil {
 				return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 			}
@@ -101,35 +112,24 @@ func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bi
 				}
 				// The row alone passes the cap and no later page can
 				// hold it: cut its largest values instead.
-				if enc, out.CutCells, err = fitRow(it.Schema, row, s.cfg.MaxResultBytes-1, 0); err != nil {
+				if enc, out.CutCells, err = fitRow(schema, row, s.cfg.MaxResultBytes-1, 0); err != nil {
 					return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 				}
 			}
 			size += len(enc) + 1
 			out.Rows = append(out.Rows, enc)
 		}
-		rowSchema, total = it.Schema, it.TotalRows
-		return nil
-	})
-	out.RowCount = len(out.Rows)
-	next := start + uint64(out.RowCount)
-	if err != nil {
-		if out.RowCount == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
-			return err
+		if byteCut || len(out.Rows) >= maxRows || p.token == "" || len(p.rows) == 0 {
+			break
 		}
-		e := bqerr.From(err)
-		out.Schema, out.TotalRows = bqtype.Columns(rowSchema), total
-		out.Incomplete = true
-		out.NextStartIndex = next
-		out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
-			out.RowCount, e.Code, e.Message, job.ID(), next)
-		s.log.WarnContext(ctx, "partial results", "job_id", job.ID(), "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
-		s.noteCuts(out)
-		return nil
+		next, err := s.results(ctx, op, p.job, 0, p.token, maxRows-len(out.Rows), 0)
+		if err != nil {
+			return s.partial(ctx, err, first.job, start, out)
+		}
+		p = next
 	}
-	out.Schema = bqtype.Columns(rowSchema)
-	out.TotalRows = total
-	if next < out.TotalRows {
+	out.RowCount = len(out.Rows)
+	if next := start + uint64(out.RowCount); next < out.TotalRows {
 		out.Truncated = true
 		out.NextStartIndex = next
 		out.TruncatedBy = "maxRows"
@@ -137,6 +137,25 @@ func (s *Service) readRows(ctx context.Context, op resilience.Operation, job *bi
 			out.TruncatedBy = "maxResultBytes"
 		}
 	}
+	s.noteCuts(out)
+	return nil
+}
+
+// partial turns a page that kept failing into an incomplete result when
+// rows already arrived; with no rows, or when the client gave up, it is the
+// call's error.
+func (s *Service) partial(ctx context.Context, err error, job jobHandle, start uint64, out *ExecuteOutput) error {
+	out.RowCount = len(out.Rows)
+	if out.RowCount == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return err
+	}
+	next := start + uint64(out.RowCount)
+	e := bqerr.From(err)
+	out.Incomplete = true
+	out.NextStartIndex = next
+	out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
+		out.RowCount, e.Code, e.Message, job.id, next)
+	s.log.WarnContext(ctx, "partial results", "job_id", job.id, "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
 	s.noteCuts(out)
 	return nil
 }

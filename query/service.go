@@ -4,8 +4,11 @@
 //
 // One file per tool: execute.go (execute_sql), dryrun.go (dry_run_sql),
 // results.go (get_query_results, and the row reading execute_sql shares),
-// jobs.go (get_job, cancel_job). Around them: guard.go and readonly.go (the
-// read-only gate and its SQL lexer), params.go (typed parameters),
+// jobs.go (get_job, cancel_job). Around them: fast.go (jobs.query, polling a
+// long job, progress reports; progress.go carries the reporter), rest.go
+// (REST wire types to the client's), guard.go, verdict.go and readonly.go
+// (the read-only gate, its verdict cache and its SQL lexer), params.go (typed
+// parameters),
 // encode.go and encode_scalar.go (rows to JSON), cells.go (cutting a row
 // that alone passes the byte cap), and this file (configuration, and what
 // happens to a job whose caller stopped waiting).
@@ -49,23 +52,30 @@ type Config struct {
 	// (--max-query-timeout) is the most a call may ask for.
 	QueryTimeout    time.Duration
 	MaxQueryTimeout time.Duration
+	// MaxWait (--max-wait) is the longest a call may wait for a running
+	// job (waitSeconds); the job itself may run on until its timeout. The
+	// default wait is the smaller of this and 45 s.
+	MaxWait time.Duration
 }
 
 // Service runs queries.
 type Service struct {
 	client *bigquery.Client
-	// rest cancels jobs with one plain request: the client's Job.Cancel
-	// retries until its context ends, which a cancel on the way out of a
-	// timed-out call cannot afford.
+	// rest runs queries (jobs.query with a requestId of ours, which the
+	// client's Query.Read cannot keep across attempts), reads their pages
+	// and cancels jobs with one plain request (the client's Job.Cancel
+	// retries until its context ends).
 	rest *bq.Service
 	// exec runs every BigQuery call under its operation's policy.
 	exec  *resilience.Executor
 	hooks Hooks
 	cfg   Config
 	log   *slog.Logger
-	// newJobID picks a job ID before the first attempt so that a retried
-	// insert can never start a second job.
-	newJobID func() string
+	// verdicts remembers BigQuery's read-only verdicts.
+	verdicts *verdicts
+	// newRequestID picks the jobs.query requestId before the first attempt
+	// so that a retried request can never start a second job.
+	newRequestID func() string
 }
 
 // Hooks let the server wiring see what jobs did (for telemetry and the
@@ -83,7 +93,10 @@ func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Exec
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, newJobID: func() string { return "bqmcp_" + uuid.NewString() }}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = defaultWait
+	}
+	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), newRequestID: uuid.NewString}
 }
 
 // fail maps err for the agent and, when the query's deadline or the

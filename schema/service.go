@@ -302,7 +302,12 @@ func (s *Service) addSizes(ctx context.Context, project, dataset string, tables 
 
 // GetTableSchemaInput is get_table_schema's input.
 type GetTableSchemaInput struct {
-	Table string `json:"table" jsonschema:"Table as dataset.table or project.dataset.table (backticks allowed)."`
+	Table               string   `json:"table" jsonschema:"dataset.table or project.dataset.table."`
+	Columns             []string `json:"columns,omitempty" jsonschema:"Only these columns: names or patterns like user_*."`
+	MaxDepth            int      `json:"maxDepth,omitempty" jsonschema:"Levels of nested STRUCT fields to show (default 2)."`
+	IncludeDescriptions *bool    `json:"includeDescriptions,omitempty" jsonschema:"Column descriptions (default: while they fit)."`
+	Format              string   `json:"format,omitempty" jsonschema:"json (default) or ddl: one line per column in ddl."`
+	FullViewQuery       bool     `json:"fullViewQuery,omitempty" jsonschema:"A view's whole SQL (default: first 2000 bytes)."`
 }
 
 // Partitioning describes how a table is partitioned.
@@ -335,12 +340,36 @@ type TableSchema struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	// ViewQuery is the SQL of a view or materialized view.
 	ViewQuery string `json:"viewQuery,omitempty"`
+	// DDL holds the columns one per line when format is ddl.
+	DDL string `json:"ddl,omitempty"`
+	// Truncated says the answer was cut (Hint says what and how to get
+	// it): OmittedColumns columns left out, nested fields below maxDepth,
+	// descriptions, or view SQL (ViewQueryTruncated).
+	Truncated          bool   `json:"truncated,omitempty"`
+	OmittedColumns     int    `json:"omittedColumns,omitempty"`
+	MatchedColumns     int    `json:"matchedColumns,omitempty"`
+	ViewQueryTruncated bool   `json:"viewQueryTruncated,omitempty"`
+	Hint               string `json:"hint,omitempty"`
 	bqtype.Freshness
 }
 
-// GetTableSchema reads a table's columns and layout.
+// GetTableSchema reads a table's columns and layout, cut to the columns,
+// depth and budget asked for (cut).
 func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*TableSchema, error) {
-	ref, err := bqtype.ParseTableRef(in.Table)
+	o, err := newCutOptions(in)
+	if err != nil {
+		return nil, err
+	}
+	full, err := s.fullSchema(ctx, in.Table)
+	if err != nil {
+		return nil, err
+	}
+	return cut(full, o), nil
+}
+
+// fullSchema reads a table's whole schema, through the metadata cache.
+func (s *Service) fullSchema(ctx context.Context, table string) (*TableSchema, error) {
+	ref, err := bqtype.ParseTableRef(table)
 	if err != nil {
 		return nil, err
 	}

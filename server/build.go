@@ -41,6 +41,8 @@ type Config struct {
 	PricePerTiB     float64
 	QueryTimeout    time.Duration
 	MaxQueryTimeout time.Duration
+	// MaxWait is the longest one call waits for a running job (waitSeconds).
+	MaxWait time.Duration
 
 	// Resilience holds the retry, breaker and Retry-After settings.
 	Resilience resilience.Config
@@ -72,6 +74,7 @@ func Defaults() Config {
 		PricePerTiB:     6.25,
 		QueryTimeout:    60 * time.Second,
 		MaxQueryTimeout: 10 * time.Minute,
+		MaxWait:         45 * time.Second,
 		Resilience:      resilience.Defaults(),
 		CacheTTL:        5 * time.Minute,
 		CacheMaxStale:   24 * time.Hour,
@@ -96,6 +99,9 @@ func (c Config) Validate() error {
 	}
 	if c.QueryTimeout <= 0 || c.MaxQueryTimeout < c.QueryTimeout {
 		problems = append(problems, "query-timeout must be positive and at most max-query-timeout")
+	}
+	if c.MaxWait < time.Second {
+		problems = append(problems, "max-wait must be at least 1s")
 	}
 	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {
 		problems = append(problems, "endpoint must be an http:// or https:// URL")
@@ -215,6 +221,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			PricePerTiB:     cfg.PricePerTiB,
 			QueryTimeout:    cfg.QueryTimeout,
 			MaxQueryTimeout: cfg.MaxQueryTimeout,
+			MaxWait:         cfg.MaxWait,
 		}, qHooks, log),
 	}
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}

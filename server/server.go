@@ -48,7 +48,7 @@ func New(svc Services, opts Options) *mcp.Server {
 		mw = []Middleware{Recover(log), LogCalls(log)}
 	}
 	// Outermost, so the client hears of every failure, panics included.
-	mw = append([]Middleware{NotifyClient()}, mw...)
+	mw = append([]Middleware{NotifyClient(), ReportProgress()}, mw...)
 	for _, t := range Tools(svc, opts.AllowWrites) {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}

@@ -72,6 +72,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
 	envVar(fs, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
 	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
+	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds) before it answers jobComplete:false; the job runs on until its timeout")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
 		p := d.Resilience.Policies[op]
