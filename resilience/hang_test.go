@@ -6,12 +6,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
@@ -247,5 +250,38 @@ func TestWatchOnlyInsideDo(t *testing.T) {
 	_, w := watchAttempt(context.Background())
 	if w.Hung() {
 		t.Fatal("a fresh watch reports a hang")
+	}
+}
+
+// holdRecorder records the hold time of each request it carries.
+type holdRecorder struct{ holds []time.Duration }
+
+func (h *holdRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.holds = append(h.holds, holdTime(r))
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(`{"jobComplete":false}`)), Request: r}, nil
+}
+
+// TestHoldTimeOfRealRequests: the long polls the REST service sends carry
+// their timeoutMs where holdTime finds it.
+func TestHoldTimeOfRealRequests(t *testing.T) {
+	rec := &holdRecorder{}
+	ctx := context.Background()
+	svc, err := bq.NewService(ctx, option.WithHTTPClient(&http.Client{Transport: rec}), option.WithEndpoint("http://bigquery.test/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT 1", TimeoutMs: 45000, RequestId: "r"}).Context(ctx).Do(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Jobs.GetQueryResults("p", "j").TimeoutMs(2000).Context(ctx).Do(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Jobs.Get("p", "j").Context(ctx).Do(); err != nil {
+		t.Fatal(err)
+	}
+	want := []time.Duration{46 * time.Second, 3 * time.Second, 0}
+	if !slices.Equal(rec.holds, want) {
+		t.Errorf("holds = %v, want %v", rec.holds, want)
 	}
 }
