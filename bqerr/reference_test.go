@@ -17,7 +17,7 @@ func TestErrorReferenceIsCurrent(t *testing.T) {
 			t.Errorf("example for %s maps to %s", d.code, e.Code)
 		}
 	}
-	got := Reference()
+	got := reference()
 	if *update {
 		if err := os.WriteFile("../docs/errors.md", []byte(got), 0o644); err != nil {
 			t.Fatal(err)

@@ -71,8 +71,9 @@ var codeDocs = []codeDoc{
 		}},
 }
 
-// Reference renders docs/errors.md from the codes and the mapping itself.
-func Reference() string {
+// reference renders docs/errors.md from the codes and the mapping itself;
+// `make docs` writes it through TestErrorReferenceIsCurrent.
+func reference() string {
 	var b strings.Builder
 	b.WriteString("# Errors\n\n<!-- Generated from package bqerr by `make docs`; do not edit by hand. -->\n\n")
 	b.WriteString("Every tool failure is a tool result with `isError: true` whose text is one JSON object of this shape. ")
