@@ -13,9 +13,6 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
-	"golang.org/x/oauth2/google"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // Scope is the OAuth scope BigQuery calls need.
@@ -30,13 +27,21 @@ const (
 	ADC Mode = "adc"
 	// None sends no credentials: for the local emulator.
 	None Mode = "none"
+	// User sends each request with the calling user's own access token,
+	// taken from the request's context (see [WithCaller]); the server's
+	// own credentials are never used. The http server's oauth client mode.
+	User Mode = "user"
 )
 
 // Identity describes who the server acts as, without any secret.
 type Identity struct {
 	Mode Mode `json:"mode"`
-	// Principal is the service account e-mail when the credentials name one.
+	// Principal is the service account e-mail when the credentials name one
+	// (the impersonated one when impersonating); in mode User, the caller.
 	Principal string `json:"principal,omitempty"`
+	// Via is the credential the server started from when it impersonates
+	// Principal: "application default credentials" or a file's account.
+	Via string `json:"via,omitempty"`
 	// Error says why credentials are unusable, when they are.
 	Error string `json:"error,omitempty"`
 
@@ -66,6 +71,13 @@ type Options struct {
 	WrapTokenSource func(oauth2.TokenSource) oauth2.TokenSource
 	// Source replaces Application Default Credentials (tests).
 	Source oauth2.TokenSource
+	// CredentialsFile, when set, is read instead of Application Default
+	// Credentials: a service account key, user or external account file.
+	CredentialsFile string
+	// ImpersonateServiceAccount, when set, is the service account every
+	// call acts as, through short-lived tokens minted with the base
+	// credentials (which need roles/iam.serviceAccountTokenCreator on it).
+	ImpersonateServiceAccount string
 }
 
 // HTTPClient returns an HTTP client that authenticates every request as
@@ -78,22 +90,21 @@ func HTTPClient(ctx context.Context, opts Options) (*http.Client, Identity, erro
 	switch opts.Mode {
 	case None:
 		return &http.Client{Transport: base}, Identity{Mode: None}, nil
+	case User:
+		if opts.CredentialsFile != "" || opts.ImpersonateServiceAccount != "" {
+			return nil, Identity{}, errors.New("auth mode user uses each caller's own token: credentials-file and impersonate-service-account do not apply")
+		}
+		return &http.Client{Transport: &userTransport{base: base}}, Identity{Mode: User}, nil
 	case ADC, "":
 	default:
-		return nil, Identity{}, errors.New(`auth mode must be "adc" or "none"`)
+		return nil, Identity{}, errors.New(`auth mode must be "adc", "none" or "user"`)
 	}
 	id := Identity{Mode: ADC}
 	ts := opts.Source
 	if ts == nil {
-		creds, err := google.FindDefaultCredentials(ctx, Scope)
-		if err != nil {
-			id.Error = "no application default credentials found"
-			ts = failingSource{err: bqerr.New(bqerr.AuthError, "the server has no Google credentials").
-				WithHint("Ask the user to run `gcloud auth application-default login`, or to set GOOGLE_APPLICATION_CREDENTIALS to a service account key file, and restart the server.").
-				WithCause(err)}
-		} else {
-			ts = creds.TokenSource
-			id.Principal = principal(creds.JSON)
+		var err error
+		if ts, id, err = serverCredentials(ctx, opts); err != nil {
+			return nil, Identity{}, err
 		}
 	}
 	if opts.WrapTokenSource != nil {

@@ -91,3 +91,27 @@ func (t *transport) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// userTransport sends each request with the access token of the caller in
+// the request's context. There is no fallback to the server's credentials:
+// a request without a caller fails, so a user's call can never run as the
+// server.
+type userTransport struct{ base http.RoundTripper }
+
+func (t *userTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c := CallerFrom(req.Context())
+	if c.token == nil {
+		return nil, bqerr.New(bqerr.AuthError, "this request carries no user credential to call BigQuery with").
+			WithHint("The server sends each user's own Google token to BigQuery; reconnect the MCP client so it signs in again.")
+	}
+	r := req.Clone(req.Context())
+	c.token.SetAuthHeader(r)
+	return t.base.RoundTrip(r)
+}
+
+// CloseIdleConnections lets idle connections be dropped through this layer.
+func (t *userTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

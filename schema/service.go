@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	bq "google.golang.org/api/bigquery/v2"
 
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -41,7 +42,8 @@ func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Exec
 
 // cached serves key from the cache, or computes it with fetch.
 func cached[T any](ctx context.Context, s *Service, key string, fetch func(context.Context) (*T, error), fresh func(*T, bqtype.Freshness) *T) (*T, error) {
-	v, f, err := s.cache.Get(ctx, s.identity+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
+	// A user caller (oauth mode) gets a cache of their own.
+	v, f, err := s.cache.Get(ctx, s.identity+auth.CallerFrom(ctx).CredentialKey()+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
 	if err != nil {
 		return nil, bqerr.From(err)
 	}

@@ -32,6 +32,13 @@ type Config struct {
 	Endpoint string
 	// Auth selects how requests are authenticated.
 	Auth auth.Mode
+	// CredentialsFile replaces Application Default Credentials;
+	// ImpersonateServiceAccount, when set, is the account every call acts as.
+	CredentialsFile           string
+	ImpersonateServiceAccount string
+	// MaxConcurrentCalls bounds the tool calls running at once; beyond it a
+	// call fails at once with a retryable UNAVAILABLE. Zero: no bound.
+	MaxConcurrentCalls int
 
 	AllowWrites     bool
 	MaxBytesBilled  int64
@@ -78,6 +85,9 @@ func Defaults() Config {
 		Resilience:      resilience.Defaults(),
 		CacheTTL:        5 * time.Minute,
 		CacheMaxStale:   24 * time.Hour,
+		// A few dozen queries stream their results at once on one
+		// 1-CPU Cloud Run instance; more would only queue behind them.
+		MaxConcurrentCalls: 64,
 	}
 }
 
@@ -108,6 +118,12 @@ func (c Config) Validate() error {
 	}
 	if c.CacheTTL < 0 || c.CacheMaxStale < c.CacheTTL {
 		problems = append(problems, "cache-ttl must not be negative and cache-max-stale must be at least cache-ttl")
+	}
+	if c.MaxConcurrentCalls < 0 {
+		problems = append(problems, "max-concurrent-calls must not be negative")
+	}
+	if c.Auth == auth.User && c.Project == "" {
+		problems = append(problems, "project must be set when each user's own token calls BigQuery (client-auth oauth): there are no server credentials to detect it from")
 	}
 	if err := c.Resilience.Validate(); err != nil {
 		problems = append(problems, err.Error())
@@ -160,6 +176,8 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		// recovered panic is counted as INTERNAL.
 		mw = []Middleware{Observe(tel), Recover(log)}
 	}
+	// Shed inside the observers, so busy answers are logged and counted.
+	mw = append(mw, Shed(cfg.MaxConcurrentCalls), Identify())
 	runner, err := resilience.NewExecutor(cfg.Resilience, resHooks)
 	if err != nil {
 		return nil, err
@@ -167,7 +185,10 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	if tel != nil {
 		tel.ObserveBreakers(breakerStates(runner))
 	}
-	hc, id, err := auth.HTTPClient(ctx, auth.Options{Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource})
+	hc, id, err := auth.HTTPClient(ctx, auth.Options{
+		Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource,
+		CredentialsFile: cfg.CredentialsFile, ImpersonateServiceAccount: cfg.ImpersonateServiceAccount,
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +208,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		// Without a project the client still serves explicit-project calls;
 		// the tools say clearly when a default is needed.
 		project = bigquery.DetectProjectID
-		if cfg.Auth == auth.None {
+		if cfg.Auth == auth.None || cfg.Auth == auth.User {
 			project = "unset"
 		}
 	}

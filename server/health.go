@@ -41,10 +41,12 @@ type BigQueryHealth struct {
 
 // AuthHealth says who the server acts as, never with what secret.
 type AuthHealth struct {
-	Mode        auth.Mode `json:"mode"`
-	Principal   string    `json:"principal,omitempty"`
-	TokenExpiry string    `json:"tokenExpiry,omitempty"`
-	Error       string    `json:"error,omitempty"`
+	Mode      auth.Mode `json:"mode"`
+	Principal string    `json:"principal,omitempty"`
+	// Via is the credential that impersonates Principal, when one does.
+	Via         string `json:"via,omitempty"`
+	TokenExpiry string `json:"tokenExpiry,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // CacheHealth describes the metadata cache.
@@ -59,11 +61,15 @@ type CacheHealth struct {
 // reports what is, it does not heal) and gathers the rest from the layers.
 func (b *Backend) Health(ctx context.Context) *HealthReport {
 	r := &HealthReport{
-		Auth:          AuthHealth{Mode: b.Identity.Mode, Principal: b.Identity.Principal, Error: b.Identity.Error},
+		Auth:          AuthHealth{Mode: b.Identity.Mode, Principal: b.Identity.Principal, Via: b.Identity.Via, Error: b.Identity.Error},
 		Breakers:      b.Executor.BreakerStates(),
 		Cache:         CacheHealth{Entries: b.Cache.Len()},
 		Version:       b.version,
 		UptimeSeconds: int64(time.Since(b.started).Seconds()),
+	}
+	if b.Identity.Mode == auth.User {
+		// Each call runs as its caller: name the one asking.
+		r.Auth.Principal = auth.CallerFrom(ctx).Principal
 	}
 	if exp := b.Identity.TokenExpiry(); !exp.IsZero() {
 		r.Auth.TokenExpiry = exp.UTC().Format(time.RFC3339)

@@ -5,9 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
@@ -20,6 +23,9 @@ type settings struct {
 	addr           string
 	logLevel       string
 	allowedOrigins []string
+	// clientAuth says who may call the http server.
+	clientAuth           clientauth.Config
+	allowUnauthenticated bool
 	// usage prints the help text with the effective defaults.
 	usage func(io.Writer)
 }
@@ -54,7 +60,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	if _, ok := fs.env("endpoint"); ok {
 		authMode = string(auth.None) // shown as the default in --help
 	}
-	var origins string
+	var origins, clientMode, clientTokens, clientTokensFile, audiences, principals string
 	var help, showVersion bool
 	// The flag package needs stable addresses; policies are copied back
 	// after parsing.
@@ -88,6 +94,17 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
 	envVar(fs, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
 	envVar(fs, stringKind, &origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
+	envVar(fs, stringKind, &s.CredentialsFile, "credentials-file", "", "Google credentials file (service account key, user or external account) used instead of Application Default Credentials")
+	envVar(fs, stringKind, &s.ImpersonateServiceAccount, "impersonate-service-account", "", "service account e-mail to act as, with tokens minted from the base credentials (which need roles/iam.serviceAccountTokenCreator on it)")
+	envVar(fs, stringKind, &clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
+	envVar(fs, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
+	envVar(fs, stringKind, &clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
+	envVar(fs, stringKind, &clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
+	envVar(fs, stringKind, &audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
+	envVar(fs, stringKind, &principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
+	envVar(fs, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
+	envVar(fs, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
+	envVar(fs, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
 	envVar(fs, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&help, "help", false, "print this help")
 	fs.BoolVar(&showVersion, "version", false, "print the version")
@@ -118,11 +135,18 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	case showVersion:
 		s.command = "version"
 	}
-	for _, o := range strings.Split(origins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			s.allowedOrigins = append(s.allowedOrigins, o)
+	s.allowedOrigins = splitList(origins)
+	s.clientAuth.Mode = clientauth.Mode(clientMode)
+	s.clientAuth.Tokens = splitList(clientTokens)
+	if clientTokensFile != "" {
+		data, err := os.ReadFile(clientTokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-tokens-file: %w", err)
 		}
+		s.clientAuth.Tokens = append(s.clientAuth.Tokens, strings.Fields(string(data))...)
 	}
+	s.clientAuth.Audiences = splitList(audiences)
+	s.clientAuth.AllowedPrincipals = splitList(principals)
 	for op, p := range policies {
 		s.Resilience.Policies[op] = *p
 	}
@@ -135,10 +159,55 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		authMode = string(auth.None)
 	}
 	s.Auth = auth.Mode(authMode)
+	if s.clientAuth.Mode == clientauth.OAuth {
+		// Each user's own token goes to BigQuery; the server has none.
+		if explicitAuth {
+			return nil, errors.New("--client-auth oauth calls BigQuery with each user's own token: leave --auth unset")
+		}
+		s.Auth = auth.User
+	}
 	switch s.command {
 	case "stdio", "http", "version", "help":
 	default:
 		return nil, fmt.Errorf("unknown command %q (want stdio, http, version or help)", s.command)
 	}
 	return s, nil
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// checkHTTPAuth refuses to serve an unauthenticated http server where
+// anyone could reach it: the default must not run queries for strangers.
+func (s *settings) checkHTTPAuth() error {
+	if s.command != "http" || (s.clientAuth.Mode != clientauth.None && s.clientAuth.Mode != "") {
+		return nil
+	}
+	if s.allowUnauthenticated || isLoopback(s.addr) {
+		return nil
+	}
+	return fmt.Errorf("refusing to serve %s without client authentication: set --client-auth (token, google or oauth; BIGQUERY_CLIENT_AUTH), "+
+		"or --allow-unauthenticated (BIGQUERY_ALLOW_UNAUTHENTICATED=true) when Cloud Run's IAM invoker check guards the service, "+
+		"or listen on a loopback address such as --addr 127.0.0.1:8080", s.addr)
+}
+
+// isLoopback reports whether addr (host:port) only listens on loopback.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

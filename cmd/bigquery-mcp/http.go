@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
 // httpLimits bound what one client connection can hold, and how shutdown
@@ -50,19 +53,33 @@ type httpServer struct {
 	addr           string
 	limits         httpLimits
 	allowedOrigins []string
-	log            *slog.Logger
+	// guard authenticates clients; nil serves everyone (tests).
+	guard *clientauth.Guard
+	log   *slog.Logger
 	// listening, if set, receives the bound address (for tests using :0).
 	listening func(net.Addr)
 }
 
-// handler is the whole HTTP surface: MCP at /mcp (and /), Cloud Run probes,
-// and a cross-origin check. ready reports
-// whether the instance should get traffic.
+// handler is the whole HTTP surface: MCP at /mcp (and /) behind client
+// authentication, oauth mode's protected resource metadata, Cloud Run
+// probes, and a cross-origin check. ready reports whether the instance
+// should get traffic.
+//
+// MCP is served stateless: no session lives in memory, so any instance
+// answers any request (job state lives in BigQuery) and nothing is left
+// behind by clients that go away. Responses stream as SSE, which keeps
+// progress notifications flowing to the client during a long query.
 func (h *httpServer) handler(m *mcp.Server, ready func() bool) (http.Handler, error) {
 	mux := http.NewServeMux()
 	// go-sdk's own DNS-rebinding protection stays on: on a loopback
 	// listener it refuses any Host that is not loopback.
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m }, &mcp.StreamableHTTPOptions{Logger: h.log})
+	var mcpHandler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m },
+		&mcp.StreamableHTTPOptions{Logger: h.log, Stateless: true})
+	mcpHandler = server.JSONRPCErrors(mcpHandler)
+	if h.guard != nil {
+		mcpHandler = h.guard.Wrap(mcpHandler)
+		h.guard.Register(mux)
+	}
 	mux.Handle("/mcp", mcpHandler)
 	mux.Handle("/", mcpHandler)
 	// Liveness: the process is up.

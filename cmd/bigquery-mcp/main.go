@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 	"github.com/bigquery-mcp/bigquery-mcp/stdio"
@@ -83,20 +85,34 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}()
 	s.Telemetry = tel
 
+	var guard *clientauth.Guard
+	if s.command == "http" {
+		if err := s.checkHTTPAuth(); err != nil {
+			return err
+		}
+		if guard, err = clientauth.New(ctx, s.clientAuth); err != nil {
+			return err
+		}
+	}
 	backend, err := server.Build(ctx, s.Config)
 	if err != nil {
 		return err
 	}
 	defer backend.Close()
+	principal := backend.Identity.Principal
+	if backend.Identity.Mode == auth.User {
+		principal = "each calling user"
+	}
 	log.Info("starting", "transport", s.command, "project", s.Project, "location", s.Location,
-		"allow_writes", s.AllowWrites, "auth", string(backend.Identity.Mode), "principal", backend.Identity.Principal,
+		"allow_writes", s.AllowWrites, "auth", string(backend.Identity.Mode), "principal", principal,
+		"via", backend.Identity.Via, "client_auth", string(s.clientAuth.Mode), "max_concurrent_calls", s.MaxConcurrentCalls,
 		"version", version)
 	if backend.Identity.Error != "" {
 		log.Log(ctx, observability.LevelCritical, "credentials unusable: tools will return AUTH_ERROR", "error", backend.Identity.Error)
 	}
 
 	if s.command == "http" {
-		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, log: log}
+		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, guard: guard, log: log}
 		return h.serve(ctx, backend.MCP, backend.Ready)
 	}
 	return serveStdio(ctx, backend.MCP, stdin, stdout, log)
