@@ -111,7 +111,11 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 		// At the wire: no request was sent more often than the cap.
 		counts := map[string]int{}
 		inserts := map[string]int{}
+		requestIDs := map[string]bool{}
 		for _, r := range p.Requests() {
+			if r.Op == "jobs.query" && !r.DryRun {
+				requestIDs[r.RequestID] = true
+			}
 			// One logical request: the same method, path and parameters
 			// (waiting for a job and reading its rows differ in parameters).
 			key := r.Op + " " + r.Path + "?" + r.RawQuery
@@ -137,6 +141,11 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 			if n > 1 {
 				t.Errorf("job %s was created %d times", id, n)
 			}
+		}
+		// Every attempt of one query carries the same requestId, so
+		// BigQuery (and the emulator's job store) never runs it twice.
+		if len(requestIDs) > 1 {
+			t.Errorf("call %d (%s): jobs.query sent with %d requestIds, want one for every attempt: %v", i, tool, len(requestIDs), requestIDs)
 		}
 	}
 	for tool, r := range results {
@@ -291,7 +300,7 @@ func heldJob(t *testing.T, p *faults.Proxy) string {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, r := range p.Requests() {
-			if r.Op == "jobs.insert" && r.Fault == "held" {
+			if (r.Op == "jobs.insert" || r.Op == "jobs.query") && r.Fault == "held" {
 				return r.JobID
 			}
 		}

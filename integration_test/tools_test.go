@@ -210,13 +210,13 @@ func TestExecuteSQLKeepsBigQueryMeaning(t *testing.T) {
 	if typed.RowCount != 1 || string(typed.Rows[0]) != `{"order_id":1002}` {
 		t.Errorf("typed parameters selected %s", typed.Rows)
 	}
-	body := rec.lastBody("/jobs")
+	body := rec.lastBody("/queries")
 	for _, want := range []string{`"name":"min_total","parameterType":{"type":"NUMERIC"},"parameterValue":{"value":"100.500000000"}`,
 		`"name":"before","parameterType":{"type":"TIMESTAMP"},"parameterValue":{"value":"2024-05-04 08:00:00+00:00"}`,
 		`"parameterType":{"arrayType":{"type":"STRING"},"type":"ARRAY"}`,
 		`"arrayValues":[{"value":"delivered"},{"value":"shipped"}]`} {
 		if !strings.Contains(body, want) {
-			t.Errorf("jobs.insert body lacks %s\n%s", want, body)
+			t.Errorf("jobs.query body lacks %s\n%s", want, body)
 		}
 	}
 }

@@ -8,6 +8,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -265,18 +266,19 @@ func (s *Service) stillRunning(ctx context.Context, job jobHandle, since time.Ti
 }
 
 // recoverJob finds the job of a read-only query whose jobs.query was cut off
-// (the client cancelled, or a hung request hit the deadline) before BigQuery
-// named the job, so that it can be cancelled rather than left running until
-// jobTimeoutMs. It repeats the request with the same requestId, which
+// by the client's cancel before BigQuery named the job, so that it can be
+// cancelled rather than left running until jobTimeoutMs. It repeats the request with the same requestId, which
 // BigQuery answers with the same job, and waits for nothing. A query never
 // received before is started by this and then cancelled at once: harmless
 // for a SELECT, which is why writes are never repeated here (their job runs
 // on under jobTimeoutMs and maximumBytesBilled).
 func (s *Service) recoverJob(ctx context.Context, op resilience.Operation, req *bq.QueryRequest) jobHandle {
-	if op != resilience.Query || ctx.Err() == nil {
+	// Only a client's cancel: a jobs.query cut off by the deadline was
+	// asked to answer before it, so BigQuery is not answering at all.
+	if op != resilience.Query || !errors.Is(ctx.Err(), context.Canceled) {
 		return jobHandle{}
 	}
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
 	again := *req
 	again.TimeoutMs, again.MaxResults = 1, 1

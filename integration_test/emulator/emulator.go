@@ -6,6 +6,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 
@@ -26,7 +27,11 @@ type Emulator struct {
 	URL  string
 	srv  *server.Server
 	test *server.TestServer
-	dir  string
+	// front serves URL: the emulator behind jobStore, which keeps the jobs
+	// of jobs.query (see jobs.go).
+	front *httptest.Server
+	jobs  *jobStore
+	dir   string
 }
 
 // ViewQuery is the SQL of the sample view shop.customer_revenue.
@@ -55,7 +60,14 @@ func Start(ctx context.Context) (*Emulator, error) {
 		return nil, err
 	}
 	ts := srv.TestServer()
-	e := &Emulator{URL: ts.URL, srv: srv, test: ts, dir: dir}
+	jobs, err := newJobStore(ts.URL)
+	if err != nil {
+		ts.Close()
+		srv.Close()
+		return nil, err
+	}
+	front := httptest.NewServer(jobs)
+	e := &Emulator{URL: front.URL, srv: srv, test: ts, front: front, jobs: jobs, dir: dir}
 	if err := e.createView(ctx); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("creating sample view: %w", err)
@@ -77,6 +89,7 @@ func (e *Emulator) createView(ctx context.Context) error {
 
 // Close stops the emulator and removes its files.
 func (e *Emulator) Close() {
+	e.front.Close()
 	e.test.Close()
 	e.srv.Close()
 	os.RemoveAll(e.dir)

@@ -87,8 +87,10 @@ type Request struct {
 	JobID string
 	// DryRun marks a dry-run jobs.insert.
 	DryRun bool
-	// Query is the SQL of a jobs.insert.
+	// Query is the SQL of a jobs.insert or jobs.query.
 	Query string
+	// RequestID is the requestId of a jobs.query.
+	RequestID string
 	// Fault is what was injected ("none" when forwarded untouched).
 	Fault string
 	// Forwarded says the request reached the backend.
@@ -194,6 +196,7 @@ var (
 	jobPath     = regexp.MustCompile(`/projects/([^/]+)/jobs/([^/]+)(/cancel)?$`)
 	queryPath   = regexp.MustCompile(`/projects/([^/]+)/queries/([^/]+)$`)
 	insertPath  = regexp.MustCompile(`/projects/([^/]+)/jobs$`)
+	jobsQuery   = regexp.MustCompile(`/projects/([^/]+)/queries$`)
 	datasetPath = regexp.MustCompile(`/projects/[^/]+/datasets(/[^/]+)?(/tables(/[^/]+)?(/data)?)?$`)
 )
 
@@ -214,6 +217,19 @@ func describe(r *http.Request, body []byte) Request {
 		}
 		if json.Unmarshal(body, &job) == nil {
 			req.JobID, req.DryRun, req.Query = job.JobReference.JobID, job.Configuration.DryRun, job.Configuration.Query.Query
+		}
+	case r.Method == http.MethodPost && jobsQuery.MatchString(path):
+		req.Op = "jobs.query"
+		var q struct {
+			Query     string `json:"query"`
+			RequestID string `json:"requestId"`
+			DryRun    bool   `json:"dryRun"`
+		}
+		if json.Unmarshal(body, &q) == nil {
+			req.Query, req.RequestID, req.DryRun = q.Query, q.RequestID, q.DryRun
+		}
+		if req.RequestID != "" {
+			req.JobID = heldPrefix + req.RequestID
 		}
 	case jobPath.MatchString(path):
 		m := jobPath.FindStringSubmatch(path)
@@ -252,8 +268,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 
 	p.mu.Lock()
 	fault := p.pick(&req)
-	hold := p.holdFn != nil && req.Op == "jobs.insert" && !req.DryRun && p.holdFn(req.Query)
+	hold := p.holdFn != nil && (req.Op == "jobs.insert" || req.Op == "jobs.query") && !req.DryRun && p.holdFn(req.Query)
 	_, heldJob := p.held[req.JobID]
+	if req.Op == "jobs.query" && !hold && !heldJob {
+		// Only held queries are named by the proxy; BigQuery names the rest.
+		req.JobID = ""
+	}
 	duplicate := req.Op == "jobs.insert" && req.JobID != "" && (p.jobs[req.JobID] || heldJob)
 	req.Fault = fault.String()
 	p.mu.Unlock()
@@ -345,14 +365,45 @@ func (p *Proxy) record(req Request) {
 	p.requests = append(p.requests, req)
 }
 
+// heldPrefix starts the ID the proxy gives a held jobs.query, followed by
+// its requestId, so a repeat of the request finds the same job, as on
+// BigQuery.
+const heldPrefix = "held_"
+
 func (p *Proxy) holdJob(w http.ResponseWriter, r *http.Request, req Request) {
-	project := insertPath.FindStringSubmatch(r.URL.Path)[1]
+	m := insertPath.FindStringSubmatch(r.URL.Path)
+	if req.Op == "jobs.query" {
+		m = jobsQuery.FindStringSubmatch(r.URL.Path)
+	}
 	p.mu.Lock()
-	p.held[req.JobID] = &heldJob{project: project, location: "US", query: req.Query}
+	p.held[req.JobID] = &heldJob{project: m[1], location: "US", query: req.Query}
 	p.mu.Unlock()
 	req.Fault = "held"
 	p.record(req)
+	if req.Op == "jobs.query" {
+		p.answerHeldQuery(w, r, req)
+		return
+	}
 	writeJSON(w, p.jobJSON(req.JobID))
+}
+
+// answerHeldQuery answers a jobs.query of a held job as BigQuery does for a
+// job still running: after timeoutMs, jobComplete false with the job's
+// reference.
+func (p *Proxy) answerHeldQuery(w http.ResponseWriter, r *http.Request, req Request) {
+	var q struct {
+		TimeoutMs *int64 `json:"timeoutMs"`
+	}
+	wait := 10 * time.Second
+	if body, err := io.ReadAll(r.Body); err == nil && json.Unmarshal(body, &q) == nil && q.TimeoutMs != nil {
+		wait = time.Duration(*q.TimeoutMs) * time.Millisecond
+	}
+	select {
+	case <-time.After(wait):
+	case <-r.Context().Done():
+		return
+	}
+	writeJSON(w, map[string]any{"kind": "bigquery#queryResponse", "jobReference": jobRef(req.JobID), "jobComplete": false})
 }
 
 func (p *Proxy) answerHeld(w http.ResponseWriter, r *http.Request, req Request) {
@@ -364,6 +415,9 @@ func (p *Proxy) answerHeld(w http.ResponseWriter, r *http.Request, req Request) 
 		p.mu.Unlock()
 		p.record(req)
 		writeJSON(w, map[string]any{"kind": "bigquery#jobCancelResponse", "job": p.jobJSON(req.JobID)})
+	case "jobs.query":
+		p.record(req)
+		p.answerHeldQuery(w, r, req)
 	case "jobs.getQueryResults":
 		p.record(req)
 		// A long poll that never completes: wait a little, as BigQuery does.

@@ -1,0 +1,209 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strconv"
+	"sync"
+	"time"
+
+	bq "google.golang.org/api/bigquery/v2"
+)
+
+// jobStore puts in front of the emulator the part of jobs.query that
+// v0.6.6 lacks and the server relies on (shared/NOTES.md, "Emulator
+// v0.6.6 fidelity for the fast path"):
+//
+//   - the job of a jobs.query is kept, so getQueryResults (paging from
+//     startIndex or a page token), jobs.get and jobs.cancel find it;
+//   - maxResults cuts the first page and sets a page token, as BigQuery does;
+//   - a repeated requestId answers the first answer again instead of
+//     running the statement twice (BigQuery's idempotent jobs.query).
+//
+// Everything else goes to the emulator untouched. Results are kept in
+// memory; test runs are short.
+type jobStore struct {
+	backend *httputil.ReverseProxy
+	mu      sync.Mutex
+	jobs    map[string]*storedJob
+	// byRequest maps a requestId to the answer BigQuery gave it.
+	byRequest map[string][]byte
+	// Executions counts the jobs.query requests that ran a statement.
+	executions int
+}
+
+type storedJob struct {
+	project, query string
+	created        time.Time
+	schema         *bq.TableSchema
+	rows           []*bq.TableRow
+	total          uint64
+}
+
+var (
+	queriesPath = regexp.MustCompile(`^/projects/([^/]+)/queries$`)
+	resultsPath = regexp.MustCompile(`^/projects/([^/]+)/queries/([^/]+)$`)
+	jobGetPath  = regexp.MustCompile(`^/projects/([^/]+)/jobs/([^/]+)(/cancel)?$`)
+)
+
+func newJobStore(backend string) (*jobStore, error) {
+	u, err := url.Parse(backend)
+	if err != nil {
+		return nil, err
+	}
+	return &jobStore{backend: httputil.NewSingleHostReverseProxy(u), jobs: map[string]*storedJob{}, byRequest: map[string][]byte{}}, nil
+}
+
+func (s *jobStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch {
+	case r.Method == http.MethodPost && queriesPath.MatchString(path):
+		s.query(w, r)
+		return
+	case r.Method == http.MethodGet && resultsPath.MatchString(path):
+		if job := s.job(resultsPath.FindStringSubmatch(path)[2]); job != nil {
+			s.results(w, r, resultsPath.FindStringSubmatch(path)[2], job)
+			return
+		}
+	case jobGetPath.MatchString(path):
+		m := jobGetPath.FindStringSubmatch(path)
+		if job := s.job(m[2]); job != nil {
+			j := jobJSON(m[2], job)
+			if m[3] != "" {
+				writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: j})
+				return
+			}
+			writeJSON(w, http.StatusOK, j)
+			return
+		}
+	}
+	s.backend.ServeHTTP(w, r)
+}
+
+func (s *jobStore) job(id string) *storedJob {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jobs[id]
+}
+
+// query runs jobs.query on the emulator, keeps the job and answers the
+// first page.
+func (s *jobStore) query(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var req bq.QueryRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.DryRun {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		s.backend.ServeHTTP(w, r)
+		return
+	}
+	if req.RequestId != "" {
+		s.mu.Lock()
+		prev, ok := s.byRequest[req.RequestId]
+		s.mu.Unlock()
+		if ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(prev)
+			return
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	rec := httptest.NewRecorder()
+	s.backend.ServeHTTP(rec, r)
+	s.mu.Lock()
+	s.executions++
+	s.mu.Unlock()
+	var resp bq.QueryResponse
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &resp) != nil || resp.JobReference == nil {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	job := &storedJob{project: resp.JobReference.ProjectId, query: req.Query, created: time.Now(), schema: resp.Schema, rows: resp.Rows, total: resp.TotalRows}
+	if job.total == 0 {
+		job.total = uint64(len(resp.Rows))
+	}
+	resp.Rows, resp.PageToken = job.page(0, req.MaxResults)
+	out, _ := json.Marshal(&resp)
+	s.mu.Lock()
+	s.jobs[resp.JobReference.JobId] = job
+	if req.RequestId != "" {
+		s.byRequest[req.RequestId] = out
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}
+
+// page returns up to max rows (0: all) from start, and the token of the
+// page after them ("" at the end).
+func (j *storedJob) page(start int, max int64) ([]*bq.TableRow, string) {
+	if start > len(j.rows) {
+		start = len(j.rows)
+	}
+	end := len(j.rows)
+	if max > 0 && int64(end-start) > max {
+		end = start + int(max)
+	}
+	token := ""
+	if end < len(j.rows) {
+		token = "row-" + strconv.Itoa(end)
+	}
+	return j.rows[start:end], token
+}
+
+func (s *jobStore) results(w http.ResponseWriter, r *http.Request, id string, job *storedJob) {
+	q := r.URL.Query()
+	start := 0
+	if tok := q.Get("pageToken"); len(tok) > 4 {
+		start, _ = strconv.Atoi(tok[4:])
+	} else if si := q.Get("startIndex"); si != "" {
+		start, _ = strconv.Atoi(si)
+	}
+	max, _ := strconv.ParseInt(q.Get("maxResults"), 10, 64)
+	resp := &bq.GetQueryResultsResponse{
+		Kind: "bigquery#getQueryResultsResponse", JobComplete: true, Schema: job.schema, TotalRows: job.total,
+		JobReference: &bq.JobReference{ProjectId: job.project, JobId: id},
+	}
+	resp.Rows, resp.PageToken = job.page(start, max)
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func jobJSON(id string, job *storedJob) *bq.Job {
+	ms := job.created.UnixMilli()
+	return &bq.Job{
+		Kind:          "bigquery#job",
+		Id:            job.project + ":" + id,
+		JobReference:  &bq.JobReference{ProjectId: job.project, JobId: id},
+		Configuration: &bq.JobConfiguration{JobType: "QUERY", Query: &bq.JobConfigurationQuery{Query: job.query}},
+		Status:        &bq.JobStatus{State: "DONE"},
+		Statistics:    &bq.JobStatistics{CreationTime: ms, StartTime: ms, EndTime: ms},
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// Executions reports how many jobs.query requests ran a statement on the
+// emulator (repeats of a requestId are answered without running it).
+func (e *Emulator) Executions() int {
+	e.jobs.mu.Lock()
+	defer e.jobs.mu.Unlock()
+	return e.jobs.executions
+}
