@@ -151,9 +151,20 @@ func FuzzRedact(f *testing.F) {
 			s + " Bearer ya29." + s,
 			"ya29." + s,
 			s + "\ngoroutine 7 [running]:\n" + s,
+			s + ` {"password": "S3CRET` + s,
+			s + ` {\"client_secret\": \"S3CRET` + s,
+			s + ` {'refresh_token': 'S3CRET` + s,
+			s + " access_token=S3CRET" + s,
+			s + " access_token%3DS3CRET" + s,
+			s + "\nX-Goog-Api-Key: S3CRET" + s,
+			s + "\nCookie: S3CRET" + s,
+			s + " Bearer S3CRET" + s,
 		}
 		for _, in := range inputs {
 			out := Redact(in) // must not panic
+			if strings.Contains(in, "S3CRET") && !strings.Contains(s, "S3CRET") && strings.Contains(out, "S3CRET") {
+				t.Fatalf("Redact(%q) = %q, keeps the secret", in, out)
+			}
 			for _, bad := range []string{"ya29.", "?key=", "goroutine "} {
 				if strings.Contains(out, bad) {
 					t.Fatalf("Redact(%q) = %q, contains %q", in, out, bad)
