@@ -3,7 +3,6 @@ package resilience
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -140,7 +139,7 @@ func fetchPanicked(p any) error {
 	return bqerr.New(bqerr.Internal, "internal error while reading metadata").
 		WithRetryable(false).
 		WithHint("This is a bug in the server; retrying will likely fail the same way. Report it with the time of the call.").
-		WithCause(fmt.Errorf("metadata fetch panicked: %v\n%s", p, debug.Stack()))
+		WithCause(fmt.Errorf("metadata fetch panicked: %v", p)) // no stack: none goes to the logs
 }
 
 // Len is the number of cached answers.
