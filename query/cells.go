@@ -28,16 +28,12 @@ type CutCell struct {
 	KeptBytes int `json:"keptBytes"`
 }
 
-// fitRow encodes a row whose JSON passes budget bytes so that it fits: the
+// fitRowAs encodes a row whose JSON passes budget bytes so that it fits: the
 // largest cells are cut to an equal share of what the small ones leave, so
 // every column keeps as much as the budget allows. STRING and BYTES values
 // keep a prefix; other values (JSON, STRUCT, ARRAY) become null. Each cut
 // cell is reported with row set to rowIndex.
-func fitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int) (json.RawMessage, []CutCell, error) {
-	return fitRowAs(schema, row, budget, rowIndex, FormatObjects)
-}
-
-// fitRowAs is fitRow for a row written in format f.
+// The row is written in format f.
 func fitRowAs(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
 	n := max(len(schema), len(row))
 	keys := make([][]byte, n)

@@ -25,7 +25,7 @@ func TestFitRowCutsTheLargestCells(t *testing.T) {
 		{Name: "note", Type: bigquery.StringFieldType},
 	}
 	row := []bigquery.Value{int64(7), big, big, "short"}
-	enc, cuts, err := fitRow(schema, row, budget, 0)
+	enc, cuts, err := fitRowAs(schema, row, budget, 0, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestFitRowOtherTypes(t *testing.T) {
 		strings.Repeat("a", 50_000),
 		strings.Repeat("b", 50_000),
 	}
-	enc, cuts, err := fitRow(schema, row, budget, 3)
+	enc, cuts, err := fitRowAs(schema, row, budget, 3, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
 	s := newPartialService(t, fake)
 	s.cfg.MaxResultBytes = 64 << 10
 
-	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n, body, title FROM t", MaxRows: 10})
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n, body, title FROM t", MaxRows: 10, Format: "objects"})
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
@@ -182,7 +182,7 @@ func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
 	t.Logf("payload %d bytes for max-result-bytes %d; cut cells %+v", len(payload), s.cfg.MaxResultBytes, out.CutCells)
 
 	// The last row alone: every row is there, only its values were cut.
-	last, err := s.GetResults(context.Background(), GetResultsInput{JobID: out.JobID, StartIndex: fakeRows - 1})
+	last, err := s.GetResults(context.Background(), GetResultsInput{JobID: out.JobID, StartIndex: fakeRows - 1, Format: "objects"})
 	if err != nil {
 		t.Fatalf("GetResults: %v", err)
 	}

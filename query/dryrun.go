@@ -43,9 +43,9 @@ func (s *Service) dryRun(ctx context.Context, r *request) (*bigquery.QueryStatis
 
 // DryRunInput is dry_run_sql's input.
 type DryRunInput struct {
-	SQL            string      `json:"sql" jsonschema:"GoogleSQL to check and estimate without running it."`
-	Parameters     []Parameter `json:"parameters,omitempty" jsonschema:"Named query parameters, each with an explicit GoogleSQL type."`
-	DefaultDataset string      `json:"defaultDataset,omitempty" jsonschema:"Dataset (or project.dataset) used for unqualified table names."`
+	SQL            string      `json:"sql" jsonschema:"GoogleSQL."`
+	Parameters     []Parameter `json:"parameters,omitempty" jsonschema:"Typed query parameters."`
+	DefaultDataset string      `json:"defaultDataset,omitempty" jsonschema:"For unqualified table names."`
 }
 
 // DryRunOutput is dry_run_sql's result.

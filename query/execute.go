@@ -19,13 +19,14 @@ const maxSQLBytes = 1 << 20
 
 // ExecuteInput is execute_sql's input.
 type ExecuteInput struct {
-	SQL            string      `json:"sql" jsonschema:"GoogleSQL to run. Reference values as @name parameters rather than pasting them into the text."`
-	Parameters     []Parameter `json:"parameters,omitempty" jsonschema:"Named query parameters, each with an explicit GoogleSQL type."`
-	DefaultDataset string      `json:"defaultDataset,omitempty" jsonschema:"Dataset (or project.dataset) used for unqualified table names."`
-	MaxRows        int         `json:"maxRows,omitempty" jsonschema:"Maximum rows to return (default 100; the server sets the upper limit)."`
-	MaxBytesBilled int64       `json:"maxBytesBilled,omitempty" jsonschema:"Fail the query instead of billing more than this many bytes. May only lower the server's cap."`
-	TimeoutSeconds int         `json:"timeoutSeconds,omitempty" jsonschema:"Cancel the job if it has not finished after this many seconds. May only lower the server's limit."`
-	WaitSeconds    int         `json:"waitSeconds,omitempty" jsonschema:"Return after this many seconds (default 45) with jobComplete false if the job is still running; it keeps running, and get_query_results waits for its rows."`
+	SQL            string      `json:"sql" jsonschema:"GoogleSQL."`
+	Parameters     []Parameter `json:"parameters,omitempty" jsonschema:"Typed query parameters."`
+	DefaultDataset string      `json:"defaultDataset,omitempty" jsonschema:"For unqualified table names."`
+	MaxRows        int         `json:"maxRows,omitempty" jsonschema:"Default 100."`
+	MaxBytesBilled int64       `json:"maxBytesBilled,omitempty" jsonschema:"Lower billing cap in bytes."`
+	TimeoutSeconds int         `json:"timeoutSeconds,omitempty" jsonschema:"Job time limit in seconds."`
+	Format         string      `json:"format,omitempty" jsonschema:"compact (default) or objects."`
+	WaitSeconds    int         `json:"waitSeconds,omitempty" jsonschema:"Seconds to wait (default 45); then jobComplete false if still running."`
 }
 
 // ExecuteOutput is execute_sql's result.
@@ -41,8 +42,10 @@ type ExecuteOutput struct {
 	Hint          string          `json:"hint,omitempty"`
 	StatementType string          `json:"statementType,omitempty"`
 	Schema        []bqtype.Column `json:"schema"`
-	// Rows are JSON objects keyed by column name, in column order.
-	Rows []json.RawMessage `json:"rows"`
+	// Rows are arrays of values in schema order (Format compact) or
+	// objects keyed by column name, in column order (Format objects).
+	Rows   []json.RawMessage `json:"rows"`
+	Format Format            `json:"format,omitempty"`
 	// RowCount is how many rows this result holds; TotalRows how many the
 	// query produced.
 	RowCount  int    `json:"rowCount"`
@@ -74,6 +77,7 @@ type ExecuteOutput struct {
 
 // request is a validated query request.
 type request struct {
+	format         Format
 	sql            string
 	params         []bigquery.QueryParameter
 	defaultProject string
@@ -135,6 +139,9 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 			"Leave timeoutSeconds out to use the server default.")
 	case in.TimeoutSeconds > 0:
 		r.timeout = time.Duration(in.TimeoutSeconds) * time.Second
+	}
+	if r.format, err = ParseFormat(in.Format); err != nil {
+		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
 	if r.wait, err = s.waitFor(in.WaitSeconds); err != nil {
 		return nil, err
@@ -211,7 +218,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
-	out.JobComplete, out.State = true, "DONE"
+	out.JobComplete, out.State, out.Format = true, "DONE", r.format
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}

@@ -14,8 +14,8 @@ import (
 
 // JobInput names a job for get_job and cancel_job.
 type JobInput struct {
-	JobID    string `json:"jobId" jsonschema:"The BigQuery job ID."`
-	Location string `json:"location,omitempty" jsonschema:"The job's location (defaults to the server's)."`
+	JobID    string `json:"jobId"`
+	Location string `json:"location,omitempty"`
 }
 
 // JobOutput describes a job.

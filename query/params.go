@@ -19,12 +19,12 @@ import (
 // GoogleSQL type, so values are never guessed from JSON: "1" can be a
 // STRING, an INT64 or a NUMERIC, and only the agent knows which.
 type Parameter struct {
-	Name string `json:"name" jsonschema:"Parameter name as used in the SQL without the @, e.g. min_date for @min_date."`
-	Type string `json:"type" jsonschema:"GoogleSQL type: STRING, INT64, FLOAT64, NUMERIC, BIGNUMERIC, BOOL, BYTES (base64 value), DATE, DATETIME, TIME, TIMESTAMP, JSON, GEOGRAPHY, INTERVAL, ARRAY<T> or STRUCT<name T, ...>."`
+	Name string `json:"name" jsonschema:"Name without the @."`
+	Type string `json:"type" jsonschema:"GoogleSQL type, e.g. INT64, DATE, BYTES (base64), ARRAY<STRING>."`
 	// Value is the JSON value: a string or number for scalars (strings keep
 	// INT64 and NUMERIC exact), an array for ARRAY, an object for STRUCT,
 	// null for NULL.
-	Value any `json:"value" jsonschema:"The value: string/number/bool for scalars (use strings for exact INT64 and NUMERIC), a JSON array for ARRAY, a JSON object for STRUCT, null for NULL."`
+	Value any `json:"value" jsonschema:"Use strings for exact INT64/NUMERIC."`
 }
 
 // maxParameters bounds how many parameters one query may carry.

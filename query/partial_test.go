@@ -339,7 +339,7 @@ func TestExecutePartialResultsWhenLaterPageFails(t *testing.T) {
 	fake := newFakeBigQuery(t, func(start, _ int) bool { return start >= 2 })
 	s := newPartialService(t, fake)
 
-	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10, Format: "objects"})
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
@@ -393,7 +393,7 @@ func TestExecuteFirstPageFailsIsError(t *testing.T) {
 	fake := newFakeBigQuery(t, func(int, int) bool { return true })
 	s := newPartialService(t, fake)
 
-	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10, Format: "objects"})
 	if err == nil {
 		t.Fatalf("Execute = %+v, nil; want an error", out)
 	}
@@ -431,7 +431,7 @@ func TestExecuteResumesAfterOneFailedPage(t *testing.T) {
 	fake := newFakeBigQuery(t, func(start, attempt int) bool { return start == 2 && attempt == 1 })
 	s := newPartialService(t, fake)
 
-	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10})
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 10, Format: "objects"})
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}

@@ -15,11 +15,12 @@ import (
 
 // GetResultsInput is get_query_results' input.
 type GetResultsInput struct {
-	JobID       string `json:"jobId" jsonschema:"The jobId returned by execute_sql."`
-	Location    string `json:"location,omitempty" jsonschema:"The job's location, as returned by execute_sql."`
-	StartIndex  uint64 `json:"startIndex,omitempty" jsonschema:"Zero-based row to start from (nextStartIndex of the previous result)."`
-	MaxRows     int    `json:"maxRows,omitempty" jsonschema:"Maximum rows to return (default 100)."`
-	WaitSeconds int    `json:"waitSeconds,omitempty" jsonschema:"Wait up to this many seconds (default 45) for a running job; if it is still running then, jobComplete is false and you can call again."`
+	JobID       string `json:"jobId" jsonschema:"jobId from execute_sql."`
+	Location    string `json:"location,omitempty" jsonschema:"location from execute_sql."`
+	StartIndex  uint64 `json:"startIndex,omitempty" jsonschema:"From nextStartIndex."`
+	MaxRows     int    `json:"maxRows,omitempty" jsonschema:"Default 100."`
+	Format      string `json:"format,omitempty" jsonschema:"compact (default) or objects."`
+	WaitSeconds int    `json:"waitSeconds,omitempty" jsonschema:"Seconds to wait (default 45)."`
 }
 
 // GetResults reads a page of a query's results, waiting for the job first
@@ -38,6 +39,10 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRows), "Ask for fewer rows per page.")
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
+	}
+	format, err := ParseFormat(in.Format)
+	if err != nil {
+		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
 	wait, err := s.waitFor(in.WaitSeconds)
 	if err != nil {
@@ -62,7 +67,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
-	out.JobComplete, out.State = true, "DONE"
+	out.JobComplete, out.State, out.Format = true, "DONE", format
 	if err := s.collect(ctx, resilience.Query, p, in.StartIndex, maxRows, out); err != nil {
 		return nil, bqerr.From(err).WithJobID(id)
 	}
@@ -76,7 +81,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 // getQueryResults only while fewer than maxRows rows are in hand and the
 // byte cap leaves room. It stops early when the encoded rows would pass the
 // server's byte cap, so one wide row cannot flood the agent's context; a
-// first row that alone passes the cap has its largest values cut (fitRow),
+// first row that alone passes the cap has its largest values cut (fitRowAs),
 // and the result says so.
 //
 // A failed page is retried under op's policy, from its own page token, so
@@ -101,7 +106,7 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *p
 			if err != nil {
 				return bqerr.New(bqerr.Internal, "a result row could not be read").WithCause(err)
 			}
-			enc, err := EncodeRow(schema, row)
+			enc, err := EncodeRowAs(schema, row, out.Format)
 			if err != nil {
 				return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 			}
@@ -112,7 +117,7 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *p
 				}
 				// The row alone passes the cap and no later page can
 				// hold it: cut its largest values instead.
-				if enc, out.CutCells, err = fitRow(schema, row, s.cfg.MaxResultBytes-1, 0); err != nil {
+				if enc, out.CutCells, err = fitRowAs(schema, row, s.cfg.MaxResultBytes-1, 0, out.Format); err != nil {
 					return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 				}
 			}

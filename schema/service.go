@@ -32,6 +32,8 @@ type Service struct {
 	// identity keeps one caller's cached answers from being served to
 	// another whose access may differ.
 	identity string
+	// limits cap preview_table's rows and bytes (SetRowLimits).
+	limits RowLimits
 }
 
 // NewService returns a Service using defaultProject when a call names none.
@@ -58,10 +60,10 @@ const (
 
 // ListDatasetsInput is list_datasets' input.
 type ListDatasetsInput struct {
-	Project    string `json:"project,omitempty" jsonschema:"Project ID to list; defaults to the server's configured project."`
-	Filter     string `json:"filter,omitempty" jsonschema:"Case-insensitive substring that dataset IDs must contain."`
-	PageToken  string `json:"pageToken,omitempty" jsonschema:"nextPageToken from a previous call, to continue the listing."`
-	MaxResults int    `json:"maxResults,omitempty" jsonschema:"Maximum datasets to return (1-1000, default 100)."`
+	Project    string `json:"project,omitempty"`
+	Filter     string `json:"filter,omitempty" jsonschema:"Substring of the ID."`
+	PageToken  string `json:"pageToken,omitempty" jsonschema:"From nextPageToken."`
+	MaxResults int    `json:"maxResults,omitempty" jsonschema:"Default 100, max 1000."`
 }
 
 // Dataset is one entry of a dataset listing.
@@ -141,12 +143,12 @@ func (s *Service) listDatasets(ctx context.Context, project, filter, token strin
 
 // ListTablesInput is list_tables' input.
 type ListTablesInput struct {
-	Dataset        string `json:"dataset" jsonschema:"Dataset ID, or project.dataset."`
-	Project        string `json:"project,omitempty" jsonschema:"Project ID; defaults to the server's configured project (or the one in dataset)."`
-	Filter         string `json:"filter,omitempty" jsonschema:"Case-insensitive substring that table IDs must contain."`
-	PageToken      string `json:"pageToken,omitempty" jsonschema:"nextPageToken from a previous call, to continue the listing."`
-	MaxResults     int    `json:"maxResults,omitempty" jsonschema:"Maximum tables to return (1-1000, default 100)."`
-	IncludeDetails bool   `json:"includeDetails,omitempty" jsonschema:"Also read each table's row count and size (one extra metadata call per table; slower for large pages)."`
+	Dataset        string `json:"dataset" jsonschema:"[project.]dataset"`
+	Project        string `json:"project,omitempty"`
+	Filter         string `json:"filter,omitempty" jsonschema:"Substring of the ID."`
+	PageToken      string `json:"pageToken,omitempty" jsonschema:"From nextPageToken."`
+	MaxResults     int    `json:"maxResults,omitempty" jsonschema:"Default 100, max 1000."`
+	IncludeDetails bool   `json:"includeDetails,omitempty" jsonschema:"Add row counts and sizes (a call per table)."`
 }
 
 // Table is one entry of a table listing.
@@ -304,12 +306,12 @@ func (s *Service) addSizes(ctx context.Context, project, dataset string, tables 
 
 // GetTableSchemaInput is get_table_schema's input.
 type GetTableSchemaInput struct {
-	Table               string   `json:"table" jsonschema:"dataset.table or project.dataset.table."`
-	Columns             []string `json:"columns,omitempty" jsonschema:"Only these columns: names or patterns like user_*."`
-	MaxDepth            int      `json:"maxDepth,omitempty" jsonschema:"Levels of nested STRUCT fields to show (default 2)."`
-	IncludeDescriptions *bool    `json:"includeDescriptions,omitempty" jsonschema:"Column descriptions (default: while they fit)."`
-	Format              string   `json:"format,omitempty" jsonschema:"json (default) or ddl: one line per column in ddl."`
-	FullViewQuery       bool     `json:"fullViewQuery,omitempty" jsonschema:"A view's whole SQL (default: first 2000 bytes)."`
+	Table               string   `json:"table" jsonschema:"[project.]dataset.table"`
+	Columns             []string `json:"columns,omitempty" jsonschema:"Names or patterns like user_*."`
+	MaxDepth            int      `json:"maxDepth,omitempty" jsonschema:"Nested levels (default 2)."`
+	IncludeDescriptions *bool    `json:"includeDescriptions,omitempty" jsonschema:"Default: if they fit."`
+	Format              string   `json:"format,omitempty" jsonschema:"json (default) or ddl."`
+	FullViewQuery       bool     `json:"fullViewQuery,omitempty" jsonschema:"Whole view SQL (default 2000 bytes)."`
 }
 
 // Partitioning describes how a table is partitioned.
@@ -472,3 +474,6 @@ func rfc3339(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
+
+// DefaultProject is the project calls use when they name none.
+func (s *Service) DefaultProject() string { return s.project }

@@ -245,6 +245,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			MaxWait:         cfg.MaxWait,
 		}, qHooks, log),
 	}
+	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: append(mw, cfg.Middleware...)})

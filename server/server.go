@@ -33,7 +33,7 @@ type Services struct {
 	Health HealthReporter
 }
 
-const instructions = `BigQuery tools. Explore first: list_datasets, then list_tables, then get_table_schema for the exact column names and types. Check cost with dry_run_sql before running a large query with execute_sql. Pass values as typed @name parameters instead of pasting them into SQL. Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next.`
+const instructions = `BigQuery tools. Explore first: list_datasets, list_tables or search_columns, then get_table_schema for exact column names and types, preview_table (free) for sample rows. Check cost with dry_run_sql before running a large query with execute_sql. Pass values as typed @name parameters instead of pasting them into SQL. Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next.`
 
 // New returns an MCP server exposing the BigQuery tools.
 func New(svc Services, opts Options) *mcp.Server {
@@ -42,7 +42,8 @@ func New(svc Services, opts Options) *mcp.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: log})
+		&mcp.ServerOptions{Instructions: instructions, Logger: log, CompletionHandler: completeNames(svc.Schema)})
+	addSchemaResources(s, svc.Schema)
 	mw := opts.Middleware
 	if mw == nil {
 		mw = []Middleware{Recover(log), LogCalls(log)}
@@ -64,31 +65,41 @@ func Tools(svc Services, allowWrites bool) []toolSpec {
 	return []toolSpec{
 		newTool(&mcp.Tool{
 			Name:        "list_datasets",
-			Title:       "List datasets",
-			Description: `List a project's datasets (default: the server's project) with location and labels. Start here. Paged: pass nextPageToken back as pageToken.`,
+			Description: `A project's datasets with location and labels. Start here. Paged via pageToken.`,
 			Annotations: readOnly("List datasets"),
 		}, func(ctx context.Context, in schema.ListDatasetsInput) (*schema.ListDatasetsOutput, error) {
 			return svc.Schema.ListDatasets(ctx, in)
 		}),
 		newTool(&mcp.Tool{
 			Name:        "list_tables",
-			Title:       "List tables",
-			Description: `List a dataset's tables and views with type, partitioning and clustering; includeDetails adds row counts and sizes (one call per table). Paged like list_datasets.`,
+			Description: `A dataset's tables and views with type, partitioning, clustering. Paged.`,
 			Annotations: readOnly("List tables"),
 		}, func(ctx context.Context, in schema.ListTablesInput) (*schema.ListTablesOutput, error) {
 			return svc.Schema.ListTables(ctx, in)
 		}),
 		newTool(&mcp.Tool{
 			Name:        "get_table_schema",
-			Title:       "Get table schema",
-			Description: `A table's columns (GoogleSQL type, mode, nested fields), partitioning, clustering, size; a view's SQL. Read it before writing SQL. Large schemas are cut to a budget and say truncated: pick columns, maxDepth or format ddl to see more.`,
+			Description: `A table's columns, types, partitioning, clustering, size; a view's SQL. Read before writing SQL. Cut to 6 KB with truncated and a hint.`,
 			Annotations: readOnly("Get table schema"),
 		}, func(ctx context.Context, in schema.GetTableSchemaInput) (*schema.TableSchema, error) {
 			return svc.Schema.GetTableSchema(ctx, in)
 		}),
 		newTool(&mcp.Tool{
+			Name:        "search_columns",
+			Description: `Find columns by name or description across datasets, best first. information_schema bills 10 MB per dataset; metadata is free; auto tries both.`,
+			Annotations: readOnly("Search columns"),
+		}, func(ctx context.Context, in schema.SearchInput) (*schema.SearchOutput, error) {
+			return svc.Schema.SearchColumns(ctx, in)
+		}),
+		newTool(&mcp.Tool{
+			Name:        "preview_table",
+			Description: `A table's rows via tabledata.list: free, unlike SELECT * LIMIT. Caps and formats as execute_sql.`,
+			Annotations: readOnly("Preview table"),
+		}, func(ctx context.Context, in schema.PreviewInput) (*schema.PreviewOutput, error) {
+			return svc.Schema.Preview(ctx, in)
+		}),
+		newTool(&mcp.Tool{
 			Name:        "execute_sql",
-			Title:       "Execute SQL",
 			Description: executeDescription(allowWrites),
 			Annotations: &mcp.ToolAnnotations{
 				Title:           "Execute SQL",
@@ -102,40 +113,35 @@ func Tools(svc Services, allowWrites bool) []toolSpec {
 		}),
 		newTool(&mcp.Tool{
 			Name:        "dry_run_sql",
-			Title:       "Dry-run SQL",
-			Description: `Check a query without running it (free): statement type, bytes and USD cost estimate, referenced tables, result schema, and whether execute_sql would accept it.`,
+			Description: `Check SQL without running it (free): bytes and USD estimate, result schema, whether execute_sql accepts it.`,
 			Annotations: readOnly("Dry-run SQL"),
 		}, func(ctx context.Context, in query.DryRunInput) (*query.DryRunOutput, error) {
 			return svc.Query.DryRun(ctx, in)
 		}),
 		newTool(&mcp.Tool{
 			Name:        "get_query_results",
-			Title:       "Get query results",
-			Description: `Read more rows of a finished query from startIndex (execute_sql's nextStartIndex) without running it again.`,
+			Description: `More rows of a query from startIndex, without rerunning it.`,
 			Annotations: readOnly("Get query results"),
 		}, func(ctx context.Context, in query.GetResultsInput) (*query.ExecuteOutput, error) {
 			return svc.Query.GetResults(ctx, in)
 		}),
 		newTool(&mcp.Tool{
 			Name:        "get_job",
-			Title:       "Get job",
-			Description: `A job's state (PENDING, RUNNING, DONE), error, bytes processed and billed, timing.`,
+			Description: `A job's state, error, bytes billed and timing.`,
 			Annotations: readOnly("Get job"),
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.GetJob(ctx, in)
 		}),
 		newTool(&mcp.Tool{
 			Name:        "health",
-			Title:       "Server health",
-			Description: `Server health: BigQuery reachability and latency, identity and token expiry, circuit breakers, cache, version. Use it when calls keep failing.`,
+			Description: `Server health: BigQuery latency, identity, breakers, cache. Use when calls keep failing.`,
 			Annotations: readOnly("Server health"),
 		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
 			return svc.Health.Health(ctx), nil
 		}),
 		newTool(&mcp.Tool{
 			Name:        "cancel_job",
-			Title:       "Cancel job",
-			Description: `Ask BigQuery to cancel a running job (best effort: it may finish first); returns its state.`,
+			Description: `Cancel a running job (best effort).`,
 			Annotations: &mcp.ToolAnnotations{
 				Title:           "Cancel job",
 				ReadOnlyHint:    false,
@@ -154,9 +160,7 @@ func executeDescription(allowWrites bool) string {
 	if allowWrites {
 		mode = `Writes allowed: DML, DDL and scripts run as given; check them with dry_run_sql first.`
 	}
-	return `Run GoogleSQL; returns schema, rows, totalRows, jobId, bytes billed. Rows are arrays in schema order (format objects: {column: value}); INT64 beyond 2^53 and NUMERIC as strings, TIMESTAMP RFC 3339, BYTES base64.
-Pass values as typed parameters used as @name: {"name":"since","type":"DATE","value":"2024-01-01"}.
-At most maxRows rows (default 100) and a byte cap; when truncated, get_query_results continues from nextStartIndex. Billing is capped (maxBytesBilled may lower it). To look at a table use preview_table (free). ` + mode
+	return `Run GoogleSQL. Rows are arrays in schema order (format objects for maps); big INT64 and NUMERIC are strings. Parameters: {"name":"d","type":"DATE","value":"2024-01-01"} used as @d. At most maxRows rows and a byte cap; if truncated, get_query_results from nextStartIndex. ` + mode
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {

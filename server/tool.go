@@ -113,6 +113,9 @@ func portable(s *jsonschema.Schema) *jsonschema.Schema {
 	if s == nil {
 		return nil
 	}
+	// Validation happens on the server (decodeArgs); clients need no
+	// additionalProperties to call correctly.
+	s.AdditionalProperties = nil
 	if len(s.Types) == 2 && s.Types[0] == "null" {
 		s.Type, s.Types = s.Types[1], nil
 	}

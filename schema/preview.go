@@ -1,0 +1,189 @@
+package schema
+
+// preview_table: a table's first rows through tabledata.list, which scans
+// nothing and bills nothing, unlike SELECT * LIMIT n (a full scan of the
+// columns selected, billed on demand).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"cloud.google.com/go/bigquery"
+	"google.golang.org/api/iterator"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// RowLimits bound a preview the way execute_sql's results are bounded.
+type RowLimits struct {
+	DefaultRows int
+	MaxRows     int
+	MaxBytes    int
+}
+
+// defaultRowLimits are the server's documented defaults for result rows.
+var defaultRowLimits = RowLimits{DefaultRows: 100, MaxRows: 10000, MaxBytes: 256 << 10}
+
+// PreviewInput is preview_table's input.
+type PreviewInput struct {
+	Table      string   `json:"table" jsonschema:"[project.]dataset.table"`
+	Columns    []string `json:"columns,omitempty" jsonschema:"Names or patterns."`
+	MaxRows    int      `json:"maxRows,omitempty" jsonschema:"Default 100."`
+	StartIndex uint64   `json:"startIndex,omitempty" jsonschema:"From nextStartIndex."`
+	Format     string   `json:"format,omitempty" jsonschema:"compact (default) or objects."`
+}
+
+// PreviewOutput is preview_table's result.
+type PreviewOutput struct {
+	Table  string          `json:"table"`
+	Schema []bqtype.Column `json:"schema"`
+	// Rows are arrays in schema order (format compact) or objects.
+	Rows      []json.RawMessage `json:"rows"`
+	RowCount  int               `json:"rowCount"`
+	TotalRows uint64            `json:"totalRows"`
+	// Truncated is true when rows were left out: TruncatedBy says whether
+	// maxRows or the byte cap stopped it, NextStartIndex where to go on.
+	Truncated      bool   `json:"truncated"`
+	TruncatedBy    string `json:"truncatedBy,omitempty"`
+	NextStartIndex uint64 `json:"nextStartIndex,omitempty"`
+}
+
+// SetRowLimits sets the row and byte caps previews share with execute_sql.
+// Zero fields keep their defaults.
+func (s *Service) SetRowLimits(l RowLimits) {
+	if l.DefaultRows > 0 {
+		s.limits.DefaultRows = l.DefaultRows
+	}
+	if l.MaxRows > 0 {
+		s.limits.MaxRows = l.MaxRows
+	}
+	if l.MaxBytes > 0 {
+		s.limits.MaxBytes = l.MaxBytes
+	}
+}
+
+// Preview reads a table's rows from startIndex with tabledata.list: free,
+// and capped by rows and bytes like a query result.
+func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput, error) {
+	format, err := query.ParseFormat(in.Format)
+	if err != nil {
+		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
+	}
+	lim := s.rowLimits()
+	maxRows := lim.DefaultRows
+	switch {
+	case in.MaxRows < 0 || in.MaxRows > lim.MaxRows:
+		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", lim.MaxRows), "Ask for fewer rows, and page with startIndex.")
+	case in.MaxRows > 0:
+		maxRows = in.MaxRows
+	}
+	full, err := s.fullSchema(ctx, in.Table)
+	if err != nil {
+		return nil, err
+	}
+	ref, _ := bqtype.ParseTableRef(full.Table)
+	pick, cols, err := selectColumns(full.Columns, in.Columns)
+	if err != nil {
+		return nil, err
+	}
+	out := &PreviewOutput{Table: full.Table, Schema: cols, Rows: []json.RawMessage{}}
+	size, byteCut := 0, false
+	err = s.exec.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
+		it := s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Read(ctx)
+		it.StartIndex = in.StartIndex + uint64(len(out.Rows))
+		it.PageInfo().MaxSize = min(maxRows-len(out.Rows)+1, 10000)
+		var row []bigquery.Value
+		for len(out.Rows) < maxRows {
+			err := it.Next(&row)
+			if errors.Is(err, iterator.Done) {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			out.TotalRows = it.TotalRows
+			sch, vals := project(it.Schema, row, pick)
+			enc, err := query.EncodeRowAs(sch, vals, format)
+			if err != nil {
+				return bqerr.New(bqerr.Internal, "a row could not be encoded").WithCause(err)
+			}
+			if size+len(enc)+1 > lim.MaxBytes && len(out.Rows) > 0 {
+				byteCut = true
+				break
+			}
+			size += len(enc) + 1
+			out.Rows = append(out.Rows, enc)
+		}
+		out.TotalRows = it.TotalRows
+		return nil
+	})
+	if err != nil {
+		return nil, bqerr.From(err)
+	}
+	out.RowCount = len(out.Rows)
+	if next := in.StartIndex + uint64(out.RowCount); next < out.TotalRows {
+		out.Truncated, out.NextStartIndex, out.TruncatedBy = true, next, "maxRows"
+		if byteCut {
+			out.TruncatedBy = "maxResultBytes"
+		}
+	}
+	return out, nil
+}
+
+func (s *Service) rowLimits() RowLimits {
+	l := s.limits
+	if l.DefaultRows == 0 {
+		l.DefaultRows = defaultRowLimits.DefaultRows
+	}
+	if l.MaxRows == 0 {
+		l.MaxRows = defaultRowLimits.MaxRows
+	}
+	if l.MaxBytes == 0 {
+		l.MaxBytes = defaultRowLimits.MaxBytes
+	}
+	return l
+}
+
+// selectColumns returns the indexes of the named top-level columns in
+// table order (nil: all) and their schema.
+func selectColumns(all []bqtype.Column, names []string) ([]int, []bqtype.Column, error) {
+	if len(names) == 0 {
+		return nil, all, nil
+	}
+	var pick []int
+	var cols []bqtype.Column
+	for i, c := range all {
+		if matchColumn(c.Name, names) {
+			pick = append(pick, i)
+			cols = append(cols, c)
+		}
+	}
+	if len(pick) == 0 {
+		return nil, nil, bqerr.Invalid("no column matches columns: "+bqerr.Truncate(strings.Join(names, ", "), 200),
+			"Check the names with get_table_schema, or leave columns out for all of them.")
+	}
+	return pick, cols, nil
+}
+
+// project keeps the picked columns of a row and its schema.
+func project(sch bigquery.Schema, row []bigquery.Value, pick []int) (bigquery.Schema, []bigquery.Value) {
+	if pick == nil {
+		return sch, row
+	}
+	ps, pr := make(bigquery.Schema, 0, len(pick)), make([]bigquery.Value, 0, len(pick))
+	for _, i := range pick {
+		if i < len(sch) {
+			ps = append(ps, sch[i])
+		}
+		if i < len(row) {
+			pr = append(pr, row[i])
+		}
+	}
+	return ps, pr
+}
