@@ -55,6 +55,7 @@ func New(svc Services, opts Options) *mcp.Server {
 	}
 	// Added last, so it is outermost: no panic in any method handler, or in
 	// other receiving middleware, escapes.
+	s.AddReceivingMiddleware(ProtocolErrors())
 	s.AddReceivingMiddleware(RecoverMethods(log))
 	return s
 }
