@@ -97,6 +97,11 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 				err = fetchPanicked(p)
 			}
 		}()
+		// A caller that missed just before another's refresh landed joins
+		// here after it: the fresh answer is served, not fetched again.
+		if v, ok := c.store.Get(key); ok && c.now().Sub(v.(*cacheEntry).fetched) < c.cfg.TTL {
+			return v.(*cacheEntry).value, nil
+		}
 		v, err := fetch(context.WithoutCancel(ctx))
 		if err != nil {
 			return nil, err
