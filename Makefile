@@ -60,8 +60,13 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
 
+## bench: the server against the raw Go client on the emulator, side by side
+## (integration_test/bench; docs/performance.md records a run), then the
+## micro-benchmarks of the encoder and the executor. CI does not run it; the
+## integration target vets the harness.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./query/...
+	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench $(BENCH_FLAGS)
+	$(GO) test -run '^$$' -bench . -benchmem ./query/... ./resilience/...
 
 clean:
 	rm -rf bin
