@@ -1,0 +1,284 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+const (
+	slowJobID    = "bqmcp_slow_job"
+	slowJobBytes = 12345
+)
+
+// slowBigQuery answers a query whose job runs until finish is called, as
+// BigQuery does: jobs.query and getQueryResults wait up to their timeoutMs
+// and answer jobComplete false with the job's reference while it runs;
+// jobs.get says RUNNING with the bytes read so far; jobs.cancel is
+// recorded.
+type slowBigQuery struct {
+	t    *testing.T
+	done chan struct{}
+	once sync.Once
+
+	mu        sync.Mutex
+	cancelled bool
+	gets      int // jobs.get requests
+}
+
+func newSlowBigQuery(t *testing.T) *slowBigQuery {
+	return &slowBigQuery{t: t, done: make(chan struct{})}
+}
+
+// finish completes the job.
+func (f *slowBigQuery) finish() { f.once.Do(func() { close(f.done) }) }
+
+func (f *slowBigQuery) wasCancelled() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cancelled
+}
+
+// wait blocks until the job is done or timeoutMs passes; it reports
+// whether the job is done.
+func (f *slowBigQuery) wait(r *http.Request, timeoutMs int64) bool {
+	select {
+	case <-f.done:
+		return true
+	case <-time.After(time.Duration(timeoutMs) * time.Millisecond):
+	case <-r.Context().Done():
+	}
+	select {
+	case <-f.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (f *slowBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.t.Logf("slow bigquery: %s %s?%s", r.Method, r.URL.Path, r.URL.RawQuery)
+	ref := &bq.JobReference{ProjectId: "p", JobId: slowJobID, Location: "EU"}
+	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}, {F: []*bq.TableCell{{V: "2"}}}, {F: []*bq.TableCell{{V: "3"}}}}
+	switch path := r.URL.Path; {
+	case r.Method == http.MethodPost && path == "/projects/p/queries":
+		var req bq.QueryRequest
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", err.Error()))
+			return
+		}
+		// BigQuery may answer before timeoutMs; answering early makes
+		// the call go on to its getQueryResults long polls.
+		if !f.wait(r, min(req.TimeoutMs, 300)) {
+			writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: false})
+			return
+		}
+		writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3})
+	case r.Method == http.MethodGet && path == "/projects/p/queries/"+slowJobID:
+		ms, _ := strconv.ParseInt(r.URL.Query().Get("timeoutMs"), 10, 64)
+		if !f.wait(r, ms) {
+			writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: false})
+			return
+		}
+		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3})
+	case r.Method == http.MethodPost && path == "/projects/p/jobs/"+slowJobID+"/cancel":
+		f.mu.Lock()
+		f.cancelled = true
+		f.mu.Unlock()
+		writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: f.job(ref)})
+	case r.Method == http.MethodGet && path == "/projects/p/jobs/"+slowJobID:
+		f.mu.Lock()
+		f.gets++
+		f.mu.Unlock()
+		writeJSON(w, http.StatusOK, f.job(ref))
+	default:
+		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+	}
+}
+
+func (f *slowBigQuery) job(ref *bq.JobReference) *bq.Job {
+	state := "RUNNING"
+	select {
+	case <-f.done:
+		state = "DONE"
+	default:
+	}
+	return &bq.Job{
+		JobReference:  ref,
+		Configuration: &bq.JobConfiguration{JobType: "QUERY", Query: &bq.JobConfigurationQuery{Query: "SELECT n FROM slow"}},
+		Status:        &bq.JobStatus{State: state},
+		Statistics: &bq.JobStatistics{
+			CreationTime:        time.Now().Add(-3 * time.Second).UnixMilli(),
+			TotalBytesProcessed: slowJobBytes,
+			Query:               &bq.JobStatistics2{StatementType: "SELECT"},
+		},
+	}
+}
+
+// newSlowService returns a Service on the real clients talking to fake.
+func newSlowService(t *testing.T, fake http.Handler) *Service {
+	t.Helper()
+	srv := httptest.NewServer(fake)
+	ctx := context.Background()
+	hc := &http.Client{Transport: &resilience.Transport{}}
+	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
+	client, err := bigquery.NewClient(ctx, "p", opts...)
+	if err != nil {
+		t.Fatalf("bigquery.NewClient: %v", err)
+	}
+	rest, err := bq.NewService(ctx, opts...)
+	if err != nil {
+		t.Fatalf("bq.NewService: %v", err)
+	}
+	t.Cleanup(func() {
+		client.Close()
+		hc.CloseIdleConnections()
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
+	if err != nil {
+		t.Fatalf("resilience.NewExecutor: %v", err)
+	}
+	cfg := Config{
+		Project:         "p",
+		AllowWrites:     true, // no read-only dry run: the fake need not answer one
+		MaxBytesBilled:  1 << 30,
+		DefaultMaxRows:  100,
+		MaxRows:         1000,
+		MaxResultBytes:  1 << 20,
+		QueryTimeout:    30 * time.Second,
+		MaxQueryTimeout: time.Minute,
+		MaxWait:         10 * time.Second,
+	}
+	return NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
+}
+
+// A job that outlives waitSeconds comes back as jobComplete false with
+// what the agent needs to pick it up, and keeps running; get_query_results
+// with waitSeconds then returns its rows once it is done.
+func TestExecuteWaitEndsBeforeJobThenGetResultsWaits(t *testing.T) {
+	fake := newSlowBigQuery(t)
+	s := newSlowService(t, fake)
+	ctx := context.Background()
+
+	start := time.Now()
+	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 1})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Execute returned after %s, want about waitSeconds (1 s)", took)
+	}
+	if out.JobComplete {
+		t.Fatalf("jobComplete = true for a job still running: %+v", out)
+	}
+	if out.JobID != slowJobID || out.Location != "EU" || out.State != "RUNNING" {
+		t.Errorf("jobId/location/state = %q/%q/%q, want %q/EU/RUNNING", out.JobID, out.Location, out.State, slowJobID)
+	}
+	if out.ElapsedMs < 1000 {
+		t.Errorf("elapsedMs = %d, want the job's age (about 3 s by its creationTime)", out.ElapsedMs)
+	}
+	if out.BytesProcessed != slowJobBytes {
+		t.Errorf("bytesProcessed = %d, want %d so far", out.BytesProcessed, slowJobBytes)
+	}
+	if !strings.Contains(out.Hint, "get_query_results") || !strings.Contains(out.Hint, "cancel_job") {
+		t.Errorf("hint %q does not say how to pick the job up or stop it", out.Hint)
+	}
+	if len(out.Rows) != 0 {
+		t.Errorf("rows of a running job: %v", rowTexts(out.Rows))
+	}
+	if fake.wasCancelled() {
+		t.Fatal("the wait ending cancelled the job; it must keep running")
+	}
+
+	// Still running: get_query_results also says so, and does not cancel.
+	again, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 1})
+	if err != nil {
+		t.Fatalf("GetResults while running: %v", err)
+	}
+	if again.JobComplete || again.State != "RUNNING" || again.Hint == "" {
+		t.Errorf("GetResults of a running job = complete %v state %q hint %q, want false/RUNNING/a hint", again.JobComplete, again.State, again.Hint)
+	}
+	if fake.wasCancelled() {
+		t.Fatal("get_query_results cancelled the job")
+	}
+
+	// The job ends while get_query_results waits: the rows come back.
+	time.AfterFunc(300*time.Millisecond, fake.finish)
+	start = time.Now()
+	done, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 5})
+	if err != nil {
+		t.Fatalf("GetResults: %v", err)
+	}
+	if !done.JobComplete || done.RowCount != 3 || strings.Join(rowTexts(done.Rows), " ") != "[1] [2] [3]" {
+		t.Errorf("GetResults after the job ended = complete %v rows %v, want true [1] [2] [3]", done.JobComplete, rowTexts(done.Rows))
+	}
+	if took := time.Since(start); took > 4*time.Second {
+		t.Errorf("GetResults took %s; it should return soon after the job ends", took)
+	}
+	if fake.wasCancelled() {
+		t.Error("the job was cancelled")
+	}
+}
+
+// A caller that asked for progress hears of the running job while the
+// call waits: its ID, state and the bytes read so far.
+func TestExecuteReportsProgressWhileWaiting(t *testing.T) {
+	fake := newSlowBigQuery(t)
+	s := newSlowService(t, fake)
+	var mu sync.Mutex
+	var reports []Progress
+	ctx := WithProgress(context.Background(), func(_ context.Context, p Progress) {
+		mu.Lock()
+		reports = append(reports, p)
+		mu.Unlock()
+	})
+	time.AfterFunc(1500*time.Millisecond, fake.finish)
+	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if !out.JobComplete || out.RowCount != 3 {
+		t.Errorf("Execute = complete %v, %d rows; want the job's 3 rows", out.JobComplete, out.RowCount)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reports) == 0 {
+		t.Fatal("no progress reported while the call waited for the job")
+	}
+	p := reports[0]
+	if p.JobID != slowJobID || p.State != "RUNNING" || p.BytesProcessed != slowJobBytes || p.Elapsed < time.Second {
+		t.Errorf("progress = %+v, want job %s RUNNING, %d bytes, elapsed from the job's creation", p, slowJobID, slowJobBytes)
+	}
+}
+
+// Without a progress reporter in the context, no jobs.get is spent on
+// progress.
+func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
+	fake := newSlowBigQuery(t)
+	s := newSlowService(t, fake)
+	time.AfterFunc(700*time.Millisecond, fake.finish)
+	if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.gets != 0 {
+		t.Errorf("%d jobs.get for a caller that did not ask for progress, want 0", fake.gets)
+	}
+}
