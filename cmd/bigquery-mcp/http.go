@@ -58,6 +58,8 @@ type httpServer struct {
 	log   *slog.Logger
 	// listening, if set, receives the bound address (for tests using :0).
 	listening func(net.Addr)
+	// requests cancels a call whose HTTP request ended.
+	requests httpRequests
 }
 
 // handler is the whole HTTP surface: MCP at /mcp (and /) behind client
@@ -75,7 +77,7 @@ func (h *httpServer) handler(m *mcp.Server, ready func() bool) (http.Handler, er
 	// listener it refuses any Host that is not loopback.
 	var mcpHandler http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return m },
 		&mcp.StreamableHTTPOptions{Logger: h.log, Stateless: true})
-	mcpHandler = server.JSONRPCErrors(mcpHandler)
+	mcpHandler = server.JSONRPCErrors(h.requests.wrap(mcpHandler))
 	if h.guard != nil {
 		mcpHandler = h.guard.Wrap(mcpHandler)
 		h.guard.Register(mux)
@@ -114,7 +116,7 @@ func (h *httpServer) serve(ctx context.Context, m *mcp.Server, ready func() bool
 		return err
 	}
 	calls := newCalls(ctx)
-	m.AddReceivingMiddleware(calls.middleware)
+	m.AddReceivingMiddleware(h.requests.middleware, calls.middleware)
 	base, closeStreams := context.WithCancel(context.WithoutCancel(ctx))
 	defer closeStreams()
 	srv := &http.Server{
