@@ -44,6 +44,7 @@ type storedJob struct {
 	schema         *bq.TableSchema
 	rows           []*bq.TableRow
 	total          uint64
+	bytes          int64 // stand-in for totalBytesProcessed; see query
 }
 
 var (
@@ -136,6 +137,14 @@ func (s *jobStore) query(w http.ResponseWriter, r *http.Request) {
 	if job.total == 0 {
 		job.total = uint64(len(resp.Rows))
 	}
+	// The emulator reports no bytes processed. BigQuery always does, and the
+	// server's statistics, metrics and budgets run on it, so the store
+	// stands in the size of the answer: not BigQuery's figure, but non-zero
+	// and stable, like a real one.
+	if resp.TotalBytesProcessed == 0 {
+		resp.TotalBytesProcessed = int64(rec.Body.Len())
+	}
+	job.bytes = resp.TotalBytesProcessed
 	resp.Rows, resp.PageToken = job.page(0, req.MaxResults)
 	out, _ := json.Marshal(&resp)
 	s.mu.Lock()
@@ -190,7 +199,8 @@ func jobJSON(id string, job *storedJob) *bq.Job {
 		JobReference:  &bq.JobReference{ProjectId: job.project, JobId: id},
 		Configuration: &bq.JobConfiguration{JobType: "QUERY", Query: &bq.JobConfigurationQuery{Query: job.query}},
 		Status:        &bq.JobStatus{State: "DONE"},
-		Statistics:    &bq.JobStatistics{CreationTime: ms, StartTime: ms, EndTime: ms},
+		Statistics: &bq.JobStatistics{CreationTime: ms, StartTime: ms, EndTime: ms, TotalBytesProcessed: job.bytes,
+			Query: &bq.JobStatistics2{TotalBytesProcessed: job.bytes, StatementType: "SELECT"}},
 	}
 }
 
