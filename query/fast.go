@@ -184,12 +184,18 @@ func (s *Service) results(ctx context.Context, op resilience.Operation, job jobH
 // caller that asked for progress how it goes. It returns the last page:
 // complete, or not when the time ran out.
 func (s *Service) await(ctx context.Context, op resilience.Operation, p *page, start uint64, maxRows int, since, until time.Time) (*page, error) {
+	var reported time.Time
 	for !p.complete {
 		ms, ok := pollTimeout(ctx, until)
 		if !ok {
 			return p, nil
 		}
-		s.reportProgress(ctx, p.job, since)
+		// BigQuery may answer a poll early; reports (each a jobs.get) keep
+		// their own pace, one per progressEvery.
+		if time.Since(reported) >= progressEvery {
+			s.reportProgress(ctx, p.job, since)
+			reported = time.Now()
+		}
 		next, err := s.results(ctx, op, p.job, start, "", maxRows, ms)
 		if err != nil {
 			return p, err

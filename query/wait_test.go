@@ -37,6 +37,9 @@ type slowBigQuery struct {
 	mu        sync.Mutex
 	cancelled bool
 	gets      int // jobs.get requests
+	// pollMs, when set, makes getQueryResults answer after at most this
+	// long, as BigQuery may.
+	pollMs int64
 }
 
 func newSlowBigQuery(t *testing.T) *slowBigQuery {
@@ -90,6 +93,9 @@ func (f *slowBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3})
 	case r.Method == http.MethodGet && path == "/projects/p/queries/"+slowJobID:
 		ms, _ := strconv.ParseInt(r.URL.Query().Get("timeoutMs"), 10, 64)
+		if f.pollMs > 0 {
+			ms = min(ms, f.pollMs)
+		}
 		if !f.wait(r, ms) {
 			writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: false})
 			return
@@ -280,5 +286,31 @@ func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
 	defer fake.mu.Unlock()
 	if fake.gets != 0 {
 		t.Errorf("%d jobs.get for a caller that did not ask for progress, want 0", fake.gets)
+	}
+}
+
+// Polls that BigQuery answers early do not speed up progress reports: each
+// costs a jobs.get, so they keep one per progressEvery.
+func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
+	fake := newSlowBigQuery(t)
+	fake.pollMs = 50
+	s := newSlowService(t, fake)
+	var mu sync.Mutex
+	reports := 0
+	ctx := WithProgress(context.Background(), func(context.Context, Progress) {
+		mu.Lock()
+		reports++
+		mu.Unlock()
+	})
+	time.AfterFunc(2*time.Second, fake.finish)
+	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if reports != 1 || fake.gets != 1 {
+		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 each (one per %s)", reports, fake.gets, progressEvery)
 	}
 }
