@@ -311,6 +311,8 @@ var inspectorCalls = map[string]toolCall{
 	"list_datasets":    {args: func(jobRef) map[string]any { return map[string]any{} }},
 	"list_tables":      {args: func(jobRef) map[string]any { return map[string]any{"dataset": "shop", "includeDetails": true} }},
 	"get_table_schema": {args: func(jobRef) map[string]any { return map[string]any{"table": "shop.orders"} }},
+	"preview_table":    {args: func(jobRef) map[string]any { return map[string]any{"table": "shop.orders", "maxRows": 2} }},
+	"search_columns":   {args: func(jobRef) map[string]any { return map[string]any{"query": "customer"} }},
 	"execute_sql": {args: func(jobRef) map[string]any {
 		return map[string]any{
 			"sql":        "SELECT order_id, total, items FROM shop.orders WHERE customer_id = @customer ORDER BY order_id",

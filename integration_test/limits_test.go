@@ -16,7 +16,7 @@ func TestFirstRowPassingTheByteCapIsCut(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxResultBytes = 4096
 	cs := connect(t, cfg, "")
-	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT 7 AS id, REPEAT('x', 20000) AS body, REPEAT('y', 20000) AS title"})
+	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT 7 AS id, REPEAT('x', 20000) AS body, REPEAT('y', 20000) AS title", "format": "objects"})
 	raw, err := json.Marshal(out)
 	if err != nil {
 		t.Fatal(err)

@@ -406,7 +406,7 @@ func TestHTTPProbes(t *testing.T) {
 		}
 	}
 	cs := clientSession(t, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, "2025-06-18")
-	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.orders"})
+	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.orders", "format": "objects"})
 	if string(out.Rows[0]) != `{"n":5}` {
 		t.Errorf("over HTTP: %s", out.Rows[0])
 	}

@@ -139,7 +139,8 @@ func TestExecuteSQLTypesAndParameters(t *testing.T) {
 		t.Run("protocol="+pv, func(t *testing.T) {
 			cs := connect(t, testConfig(), pv)
 			out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
-				"sql": "SELECT order_id, customer_id, ordered_at, total, items, tags FROM `demo-project.shop.orders` WHERE customer_id = @cust AND status IN UNNEST(@statuses) ORDER BY order_id",
+				"sql":    "SELECT order_id, customer_id, ordered_at, total, items, tags FROM `demo-project.shop.orders` WHERE customer_id = @cust AND status IN UNNEST(@statuses) ORDER BY order_id",
+				"format": "objects",
 				"parameters": []any{
 					map[string]any{"name": "cust", "type": "INT64", "value": "1"},
 					map[string]any{"name": "statuses", "type": "ARRAY<STRING>", "value": []any{"shipped", "processing"}},
@@ -179,7 +180,8 @@ func TestExecuteSQLTypesAndParameters(t *testing.T) {
 func TestExecuteSQLKeepsBigQueryMeaning(t *testing.T) {
 	cs := connect(t, testConfig(), "")
 	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
-		"sql": "SELECT device_counter, payload, score, happened_on, is_test FROM telemetry.events WHERE event_id = @id",
+		"sql":    "SELECT device_counter, payload, score, happened_on, is_test FROM telemetry.events WHERE event_id = @id",
+		"format": "objects",
 		"parameters": []any{
 			map[string]any{"name": "id", "type": "INT64", "value": 1},
 		},
@@ -199,7 +201,8 @@ func TestExecuteSQLKeepsBigQueryMeaning(t *testing.T) {
 	cfg.Transport = rec
 	cs = connect(t, cfg, "")
 	typed := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
-		"sql": "SELECT order_id FROM shop.orders WHERE total >= @min_total AND ordered_at < @before AND status IN UNNEST(@statuses) ORDER BY order_id",
+		"sql":    "SELECT order_id FROM shop.orders WHERE total >= @min_total AND ordered_at < @before AND status IN UNNEST(@statuses) ORDER BY order_id",
+		"format": "objects",
 		"parameters": []any{
 			map[string]any{"name": "min_total", "type": "NUMERIC", "value": "100.5"},
 			map[string]any{"name": "before", "type": "TIMESTAMP", "value": "2024-05-04T10:00:00+02:00"},
@@ -315,7 +318,7 @@ func TestReadOnlyRefusesWritesBeforeAnyJob(t *testing.T) {
 	if n := rec.count("POST", "/jobs"); n != 0 {
 		t.Errorf("%d jobs were submitted for refused statements, want 0", n)
 	}
-	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.orders"})
+	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.orders", "format": "objects"})
 	if string(out.Rows[0]) != `{"n":5}` {
 		t.Errorf("orders after refused DELETE: %s", out.Rows[0])
 	}
@@ -331,7 +334,7 @@ func TestAllowWritesRunsDML(t *testing.T) {
 	cs := connect(t, cfg, "")
 	ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "CREATE TABLE shop.scratch (id INT64)"})
 	ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "INSERT INTO shop.scratch (id) VALUES (1), (2)"})
-	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.scratch"})
+	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT COUNT(*) AS n FROM shop.scratch", "format": "objects"})
 	if string(out.Rows[0]) != `{"n":2}` {
 		t.Errorf("count after insert: %s", out.Rows[0])
 	}
@@ -377,7 +380,7 @@ func TestStdioBinary(t *testing.T) {
 			if !datasetIDs(ds)["shop"] {
 				t.Errorf("datasets = %+v", ds)
 			}
-			out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT name FROM shop.customers WHERE customer_id = 1"})
+			out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT name FROM shop.customers WHERE customer_id = 1", "format": "objects"})
 			if string(out.Rows[0]) != `{"name":"Ada Lovelace"}` {
 				t.Errorf("row = %s", out.Rows[0])
 			}

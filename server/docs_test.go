@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -16,8 +17,15 @@ func toolReference() string {
 	b.WriteString("<!-- Generated from the tool definitions by `make docs`; do not edit by hand. -->\n\n")
 	b.WriteString("Every tool returns its result as JSON in both `structuredContent` and a text block. ")
 	b.WriteString("Every failure is a result with `isError: true` whose text is the structured error described in [errors.md](errors.md).\n\n")
+	b.WriteString("Tools advertise no `outputSchema`: the result shapes below are documented here instead. ")
+	b.WriteString("Output schemas were 55% of `tools/list` (11.7 of 21.4 KB), which every session pays for, while the hosts that feed tools to models ignore them; ")
+	b.WriteString("the spec asks results to conform when one is given, and ours still carry the same JSON in `structuredContent` and the text block. ")
+	b.WriteString("`tools/list` is held under 8 KB by a test.\n\n")
+	b.WriteString("Table schemas are also resources, `bigquery://{project}/{dataset}/{table}` (get_table_schema's default answer), ")
+	b.WriteString("with completion of the `dataset` and `table` arguments.\n\n")
 	b.WriteString("| Tool | Read-only | Destructive | Idempotent | Open world |\n|---|---|---|---|---|\n")
 	ro := Tools(Services{}, false)
+	samples := toolSamples()
 	for _, t := range ro {
 		a := t.tool.Annotations
 		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", t.tool.Name, t.tool.Name, yes(a.ReadOnlyHint), yes(*a.DestructiveHint), yes(a.IdempotentHint), yes(*a.OpenWorldHint))
@@ -31,6 +39,13 @@ func toolReference() string {
 		writeProps(&b, in)
 		b.WriteString("\n**Output**\n\n")
 		writeProps(&b, t.out)
+		if sample, ok := samples[t.tool.Name]; ok {
+			j, err := json.MarshalIndent(sample, "", "  ")
+			if err != nil {
+				panic(err)
+			}
+			b.WriteString("\n**Sample answer**\n\n```json\n" + string(j) + "\n```\n")
+		}
 	}
 	return b.String()
 }
