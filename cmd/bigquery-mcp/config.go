@@ -69,7 +69,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, stringKind, &s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
 	envVar(fs, stringKind, &s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
 	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
-	envVar(fs, stringKind, &authMode, "auth", authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set)`)
+	envVar(fs, stringKind, &authMode, "auth", authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
 	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
 	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
 	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql returns when the agent does not say")
@@ -165,6 +165,8 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 			return nil, errors.New("--client-auth oauth calls BigQuery with each user's own token: leave --auth unset")
 		}
 		s.Auth = auth.User
+	} else if s.Auth == auth.User {
+		return nil, errors.New(`--auth user takes each user's token from --client-auth oauth: use "adc" or "none"`)
 	}
 	switch s.command {
 	case "stdio", "http", "version", "help":
