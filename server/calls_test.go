@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -98,5 +99,18 @@ func TestJSONRPCErrorsAnswerRefusedRequests(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"nope"}`)))
 	if !strings.Contains(rec.Body.String(), `"id":7`) {
 		t.Errorf("the error does not carry the request's id: %s", rec.Body)
+	}
+}
+
+func TestSDKConnectionChatterIsDropped(t *testing.T) {
+	var buf strings.Builder
+	log := sdkLogger(slog.New(slog.NewTextHandler(&buf, nil)))
+	log.Info("server session connected", "session_id", "")
+	log.With("k", "v").Info("server connecting")
+	log.Info("client log level set", "level", "debug")
+	log.Warn("server session disconnected")
+	if got := buf.String(); strings.Contains(got, "server connecting") || strings.Contains(got, "session connected") ||
+		!strings.Contains(got, "client log level set") || !strings.Contains(got, "disconnected") {
+		t.Errorf("logged:\n%s", got)
 	}
 }

@@ -42,7 +42,7 @@ func New(svc Services, opts Options) *mcp.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: log, CompletionHandler: completeNames(svc.Schema)})
+		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema)})
 	addSchemaResources(s, svc.Schema)
 	mw := opts.Middleware
 	if mw == nil {
