@@ -40,7 +40,7 @@ func createWideTable(t *testing.T) {
 	}
 	var fields []*bq.TableFieldSchema
 	for i := range 100 {
-		typ := []string{"STRING", "INT64", "NUMERIC", "TIMESTAMP", "BOOL"}[i%5]
+		typ := []string{"STRING", "INTEGER", "NUMERIC", "TIMESTAMP", "BOOLEAN"}[i%5] // the REST API's names, as BigQuery stores them
 		desc := strings.Repeat(fmt.Sprintf("What column %d holds, in words. ", i), 8)[:150]
 		fields = append(fields, &bq.TableFieldSchema{Name: fmt.Sprintf("column_%03d", i), Type: typ, Description: desc})
 	}
@@ -149,6 +149,19 @@ func TestBudgets(t *testing.T) {
 		}
 		if e := fails(t, cs, "preview_table", map[string]any{"table": "shop.orders", "columns": []string{"nope"}}); e.Code != "INVALID_ARGUMENT" {
 			t.Errorf("unknown column: %+v", e)
+		}
+		// The server's byte cap holds for previews as for queries.
+		cfg := testConfig()
+		cfg.MaxResultBytes, cfg.AllowWrites = 1024, true
+		wcs := connect(t, cfg, "")
+		decode[query.ExecuteOutput](t, call(t, wcs, "execute_sql", map[string]any{"sql": "INSERT INTO `demo-project.budget.wide100` (column_000, column_001) VALUES (REPEAT('x', 600), 1), (REPEAT('y', 600), 2), (REPEAT('z', 600), 3)"}))
+		small := decode[schema.PreviewOutput](t, call(t, wcs, "preview_table", map[string]any{"table": "budget.wide100", "columns": []string{"column_000", "column_001"}}))
+		rowBytes := 0
+		for _, r := range small.Rows {
+			rowBytes += len(r) + 1
+		}
+		if rowBytes > 1024 || small.RowCount != 1 || small.TotalRows != 3 || !small.Truncated || small.TruncatedBy != "maxResultBytes" || small.NextStartIndex != uint64(small.RowCount) {
+			t.Errorf("1 KiB cap: %d rows (%d bytes), truncated %v by %q", small.RowCount, rowBytes, small.Truncated, small.TruncatedBy)
 		}
 	})
 

@@ -28,13 +28,14 @@ type CutCell struct {
 	KeptBytes int `json:"keptBytes"`
 }
 
-// fitRowAs encodes a row whose JSON passes budget bytes so that it fits: the
+// FitRow encodes a row whose JSON passes budget bytes so that it fits: the
 // largest cells are cut to an equal share of what the small ones leave, so
 // every column keeps as much as the budget allows. STRING and BYTES values
 // keep a prefix; other values (JSON, STRUCT, ARRAY) become null. Each cut
-// cell is reported with row set to rowIndex.
-// The row is written in format f.
-func fitRowAs(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
+// cell is reported with row set to rowIndex. The row is written in format
+// f. Query results and table previews share it, so one oversized first row
+// is cut the same way wherever it comes from.
+func FitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
 	n := max(len(schema), len(row))
 	keys := make([][]byte, n)
 	names := make([]string, n)

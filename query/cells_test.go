@@ -25,7 +25,7 @@ func TestFitRowCutsTheLargestCells(t *testing.T) {
 		{Name: "note", Type: bigquery.StringFieldType},
 	}
 	row := []bigquery.Value{int64(7), big, big, "short"}
-	enc, cuts, err := fitRowAs(schema, row, budget, 0, FormatObjects)
+	enc, cuts, err := FitRow(schema, row, budget, 0, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestFitRowOtherTypes(t *testing.T) {
 		strings.Repeat("a", 50_000),
 		strings.Repeat("b", 50_000),
 	}
-	enc, cuts, err := fitRowAs(schema, row, budget, 3, FormatObjects)
+	enc, cuts, err := FitRow(schema, row, budget, 3, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,8 @@ type DryRunOutput struct {
 	// ReferencedTables are project.dataset.table names, when BigQuery reports them.
 	ReferencedTables []string        `json:"referencedTables"`
 	Schema           []bqtype.Column `json:"schema"`
+	// SchemaTruncated says Schema was cut to stay small (Note says how).
+	SchemaTruncated bool `json:"schemaTruncated,omitempty"`
 	// WouldExecute says whether execute_sql on this server would run it.
 	WouldExecute bool   `json:"wouldExecute"`
 	Note         string `json:"note,omitempty"`
@@ -100,6 +102,10 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	if qs.TotalBytesProcessed > s.cfg.MaxBytesBilled {
 		out.WouldExecute = false
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" It reads more bytes than the server cap of %d; select fewer columns or filter on partition/cluster columns.", s.cfg.MaxBytesBilled))
+	}
+	if kept, omitted, nested := cutSchema(out.Schema, maxDryRunSchemaBytes); omitted > 0 || nested {
+		out.Schema, out.SchemaTruncated = kept, true
+		out.Note = strings.TrimSpace(out.Note + " " + schemaCutNote(len(kept), omitted, nested))
 	}
 	return out, nil
 }

@@ -68,7 +68,7 @@ func TestFitRowCompact(t *testing.T) {
 	const budget = 4096
 	schema := bigquery.Schema{{Name: "id", Type: bigquery.IntegerFieldType}, {Name: "body", Type: bigquery.StringFieldType}}
 	row := []bigquery.Value{int64(1), strings.Repeat("y", 100_000)}
-	enc, cuts, err := fitRowAs(schema, row, budget, 0, FormatCompact)
+	enc, cuts, err := FitRow(schema, row, budget, 0, FormatCompact)
 	if err != nil {
 		t.Fatal(err)
 	}

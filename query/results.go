@@ -81,7 +81,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 // getQueryResults only while fewer than maxRows rows are in hand and the
 // byte cap leaves room. It stops early when the encoded rows would pass the
 // server's byte cap, so one wide row cannot flood the agent's context; a
-// first row that alone passes the cap has its largest values cut (fitRowAs),
+// first row that alone passes the cap has its largest values cut (FitRow),
 // and the result says so.
 //
 // A failed page is retried under op's policy, from its own page token, so
@@ -117,7 +117,7 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *p
 				}
 				// The row alone passes the cap and no later page can
 				// hold it: cut its largest values instead.
-				if enc, out.CutCells, err = fitRowAs(schema, row, s.cfg.MaxResultBytes-1, 0, out.Format); err != nil {
+				if enc, out.CutCells, err = FitRow(schema, row, s.cfg.MaxResultBytes-1, 0, out.Format); err != nil {
 					return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
 				}
 			}

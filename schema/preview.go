@@ -52,6 +52,10 @@ type PreviewOutput struct {
 	Truncated      bool   `json:"truncated"`
 	TruncatedBy    string `json:"truncatedBy,omitempty"`
 	NextStartIndex uint64 `json:"nextStartIndex,omitempty"`
+	// CutCells lists the first row's values shortened because that row
+	// alone passed the byte cap (TruncatedBy cellBytes when nothing else
+	// was cut).
+	CutCells []query.CutCell `json:"cutCells,omitempty"`
 }
 
 // SetRowLimits sets the row and byte caps previews share with execute_sql.
@@ -113,9 +117,15 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 			if err != nil {
 				return bqerr.New(bqerr.Internal, "a row could not be encoded").WithCause(err)
 			}
-			if size+len(enc)+1 > lim.MaxBytes && len(out.Rows) > 0 {
-				byteCut = true
-				break
+			if size+len(enc)+1 > lim.MaxBytes {
+				if len(out.Rows) > 0 {
+					byteCut = true
+					break
+				}
+				// The row alone passes the cap: cut its largest values.
+				if enc, out.CutCells, err = query.FitRow(sch, vals, lim.MaxBytes-1, 0, format); err != nil {
+					return bqerr.New(bqerr.Internal, "a row could not be encoded").WithCause(err)
+				}
 			}
 			size += len(enc) + 1
 			out.Rows = append(out.Rows, enc)
@@ -131,6 +141,12 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 		out.Truncated, out.NextStartIndex, out.TruncatedBy = true, next, "maxRows"
 		if byteCut {
 			out.TruncatedBy = "maxResultBytes"
+		}
+	}
+	if len(out.CutCells) > 0 {
+		out.Truncated = true
+		if out.TruncatedBy == "" {
+			out.TruncatedBy = "cellBytes"
 		}
 	}
 	return out, nil
