@@ -326,3 +326,17 @@ func rssKB(t *testing.T, pid int) int {
 	t.Fatal("no VmRSS")
 	return 0
 }
+
+// TestCloudRunClientCancelCancelsTheJob: without sessions, a client that
+// cancels its call still gets the BigQuery job cancelled, under both
+// protocol eras.
+func TestCloudRunClientCancelCancelsTheJob(t *testing.T) {
+	for _, protocol := range protocolVersions {
+		t.Run("protocol="+protocol, func(t *testing.T) {
+			p := startProxy(t)
+			p.HoldQueries(func(sql string) bool { return strings.Contains(sql, "/* hold */") })
+			in := startInstance(t, p.URL)
+			cancelMidQuery(t, p, httpSession(t, "http://"+in.addr+"/mcp", "", protocol))
+		})
+	}
+}
