@@ -1,0 +1,135 @@
+package schema
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// infoSchemaFake answers jobs.query for dataset a's COLUMN_FIELD_PATHS
+// view, refuses it for any other dataset as a location mismatch would, and
+// passes every other request to the metadata fake.
+type infoSchemaFake struct {
+	*fakeBigQuery
+	mu      sync.Mutex
+	queries []bq.QueryRequest
+}
+
+func (f *infoSchemaFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/queries") {
+		f.fakeBigQuery.ServeHTTP(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req bq.QueryRequest
+	_ = json.Unmarshal(body, &req)
+	f.mu.Lock()
+	f.queries = append(f.queries, req)
+	f.mu.Unlock()
+	if !strings.Contains(req.Query, "`p.a.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS`") {
+		writeError(w, 400, "invalidQuery", "Not found: Dataset p:b was not found in location US")
+		return
+	}
+	str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
+	row := func(t, p, typ, d string) *bq.TableRow { return &bq.TableRow{F: []*bq.TableCell{str(t), str(p), str(typ), str(d)}} }
+	writeJSON(w, &bq.QueryResponse{
+		JobComplete:  true,
+		JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
+		TotalRows:    3,
+		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{
+			{Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"}, {Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
+		Rows: []*bq.TableRow{
+			row("orders", "customer_id", "INT64", "who bought"),
+			row("orders", "customer.name", "STRING", ""),
+			row("notes", "body", "STRING", "what the customer wrote"),
+		},
+	})
+}
+
+func newSearchService(t *testing.T, f *infoSchemaFake) *Service {
+	t.Helper()
+	srv := httptest.NewServer(f)
+	hc := &http.Client{Transport: &resilience.Transport{Base: &http.Transport{}}}
+	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
+	ctx := context.Background()
+	client, err := bigquery.NewClient(ctx, "p", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, err := bq.NewService(ctx, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close(); hc.CloseIdleConnections(); srv.Close() })
+	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: time.Minute, MaxStale: time.Hour})
+	return NewService(client, rest, exec, cache, "adc:test", "p")
+}
+
+// search_columns asks INFORMATION_SCHEMA where it answers, falls back on
+// the table schemas where it does not, and ranks what both found: exact
+// name, name prefix, path, description.
+func TestSearchColumnsInformationSchemaThenMetadata(t *testing.T) {
+	meta := newFake()
+	meta.addDataset("a", "US")
+	meta.addDataset("b", "EU")
+	people := table("people")
+	people.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "customer", Type: "STRING"}, {Name: "age", Type: "INTEGER"}}}
+	meta.addTable("b", people)
+	f := &infoSchemaFake{fakeBigQuery: meta}
+	s := newSearchService(t, f)
+
+	out, err := s.SearchColumns(context.Background(), SearchInput{Query: "Customer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range out.Matches {
+		got = append(got, m.Table+"."+m.Column)
+	}
+	want := []string{"b.people.customer", "a.orders.customer_id", "a.orders.customer.name", "a.notes.body"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("matches = %v, want %v", got, want)
+	}
+	if out.DatasetsScanned != 2 || out.TablesScanned != 1 || out.Method != "metadata" || out.Truncated {
+		t.Errorf("out = %+v", out)
+	}
+	if len(f.queries) != 2 {
+		t.Fatalf("%d INFORMATION_SCHEMA queries, want one per dataset", len(f.queries))
+	}
+	q := f.queries[0]
+	if q.MaximumBytesBilled != infoSchemaBytes || len(q.QueryParameters) != 1 || q.QueryParameters[0].ParameterValue.Value != "customer" || strings.Contains(q.Query, "customer") {
+		t.Errorf("query = %q, cap %d, params %+v: the text must go as a parameter", q.Query, q.MaximumBytesBilled, q.QueryParameters)
+	}
+
+	capped, err := s.SearchColumns(context.Background(), SearchInput{Query: "customer", MaxResults: 2, Datasets: []string{"a"}, Method: "information_schema"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(capped.Matches) != 2 || !capped.Truncated || !strings.Contains(capped.Hint, "maxResults") || capped.Method != "information_schema" {
+		t.Errorf("capped = %+v", capped)
+	}
+	if _, err := s.SearchColumns(context.Background(), SearchInput{Query: "customer", Datasets: []string{"b"}, Method: "information_schema"}); err == nil {
+		t.Error("information_schema on a dataset that refuses it did not fail")
+	}
+	for _, in := range []SearchInput{{}, {Query: "x", MaxResults: 501}, {Query: "x", Method: "grep"}, {Query: "x", Datasets: []string{"bad/name"}}} {
+		if _, err := s.SearchColumns(context.Background(), in); err == nil {
+			t.Errorf("%+v accepted", in)
+		}
+	}
+}
