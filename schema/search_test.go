@@ -43,7 +43,9 @@ func (f *infoSchemaFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
-	row := func(t, p, typ, d string) *bq.TableRow { return &bq.TableRow{F: []*bq.TableCell{str(t), str(p), str(typ), str(d)}} }
+	row := func(t, p, typ, d string) *bq.TableRow {
+		return &bq.TableRow{F: []*bq.TableCell{str(t), str(p), str(typ), str(d)}}
+	}
 	writeJSON(w, &bq.QueryResponse{
 		JobComplete:  true,
 		JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
