@@ -78,7 +78,7 @@ func TestTelemetryOfScriptedCalls(t *testing.T) {
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
 	t.Cleanup(func() { mp.Shutdown(context.Background()); tp.Shutdown(context.Background()) })
-	tel, err := observability.Setup(context.Background(), observability.Options{Version: "test", MeterProvider: mp, TracerProvider: tp})
+	tel, err := observability.Setup(context.Background(), observability.Options{Version: "test", MeterProvider: mp, TracerProvider: tp, Redact: bqerr.Redact})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // Attempt outcomes (attempt.outcome).
@@ -41,17 +39,16 @@ const (
 // attempt at a BigQuery operation (attributes operation and attempt). The
 // attempt runs with the returned context; finish ends the span, with error
 // status, error.type, retryable, bigquery.error.reason and bigquery.job_id
-// when err is not nil. retryable is the caller's verdict (the resilience
-// layer's), not bqerr's.
-func (t *Telemetry) StartAttempt(ctx context.Context, op string, attempt int) (context.Context, func(err error, retryable bool)) {
+// when fail is not nil (nil: the attempt succeeded). retryable is the
+// caller's verdict (the resilience layer's), not fail.Retryable.
+func (t *Telemetry) StartAttempt(ctx context.Context, op string, attempt int) (context.Context, func(fail *ErrorInfo, retryable bool)) {
 	ctx, span := t.tracer.Start(ctx, "bigquery.attempt "+op,
 		trace.WithAttributes(AttrOperation.String(op), AttrAttempt.Int(attempt)))
-	return ctx, func(err error, retryable bool) {
-		if err != nil {
-			e := bqerr.From(err)
-			span.SetStatus(codes.Error, e.Error())
-			span.SetAttributes(AttrErrorType.String(string(e.Code)), AttrRetryable.Bool(retryable))
-			setErrorDetails(span, e)
+	return ctx, func(fail *ErrorInfo, retryable bool) {
+		if fail != nil {
+			span.SetStatus(codes.Error, t.redact(fail.Error()))
+			span.SetAttributes(AttrErrorType.String(fail.Code), AttrRetryable.Bool(retryable))
+			setErrorDetails(span, fail)
 		}
 		span.End()
 	}
@@ -59,10 +56,10 @@ func (t *Telemetry) StartAttempt(ctx context.Context, op string, attempt int) (c
 
 // Attempt records one finished attempt: bigquery_mcp.retry.attempts with
 // its outcome (ok, retryable_error or error, by retryable), and for a
-// failure bigquery_mcp.errors with the operation.
-func (t *Telemetry) Attempt(ctx context.Context, op string, attempt int, err error, retryable bool) {
+// failure (fail not nil) bigquery_mcp.errors with the operation.
+func (t *Telemetry) Attempt(ctx context.Context, op string, attempt int, fail *ErrorInfo, retryable bool) {
 	outcome := AttemptOK
-	if err != nil {
+	if fail != nil {
 		outcome = AttemptError
 		if retryable {
 			outcome = AttemptRetryableError
@@ -70,17 +67,19 @@ func (t *Telemetry) Attempt(ctx context.Context, op string, attempt int, err err
 	}
 	t.inst.attempts.Add(ctx, 1, metric.WithAttributes(
 		AttrOperation.String(op), AttrAttemptOutcome.String(outcome), AttrRetry.Bool(attempt > 1)))
-	if err != nil {
-		e := bqerr.From(err)
+	if fail != nil {
 		t.inst.errors.Add(ctx, 1, metric.WithAttributes(
-			AttrErrorType.String(string(e.Code)), AttrRetryable.Bool(e.Retryable), AttrOperation.String(op)))
+			AttrErrorType.String(fail.Code), AttrRetryable.Bool(fail.Retryable), AttrOperation.String(op)))
 	}
 }
 
 // Exhausted records an operation that failed on its last allowed attempt:
-// bigquery_mcp.retry.exhausted and a span event.
-func (t *Telemetry) Exhausted(ctx context.Context, op string, attempts int, err error) {
-	code := string(bqerr.From(err).Code)
+// bigquery_mcp.retry.exhausted and a span event, with fail's code.
+func (t *Telemetry) Exhausted(ctx context.Context, op string, attempts int, fail *ErrorInfo) {
+	code := ""
+	if fail != nil {
+		code = fail.Code
+	}
 	t.inst.exhausted.Add(ctx, 1, metric.WithAttributes(AttrOperation.String(op), AttrErrorType.String(code)))
 	trace.SpanFromContext(ctx).AddEvent("retry.exhausted", trace.WithAttributes(
 		AttrOperation.String(op), attribute.Int("attempts", attempts), AttrErrorType.String(code)))
@@ -217,12 +216,12 @@ func (t *Telemetry) CacheStats() (hitRate float64, staleServed int64) {
 	return hitRate, stale
 }
 
-// setErrorDetails puts the error's BigQuery reason and job ID on span.
-func setErrorDetails(span trace.Span, e *bqerr.Error) {
-	if e.Details.Reason != "" {
-		span.SetAttributes(AttrErrorReason.String(e.Details.Reason))
+// setErrorDetails puts the failure's BigQuery reason and job ID on span.
+func setErrorDetails(span trace.Span, fail *ErrorInfo) {
+	if fail.Reason != "" {
+		span.SetAttributes(AttrErrorReason.String(fail.Reason))
 	}
-	if e.Details.JobID != "" {
-		span.SetAttributes(AttrJobID.String(e.Details.JobID))
+	if fail.JobID != "" {
+		span.SetAttributes(AttrJobID.String(fail.JobID))
 	}
 }

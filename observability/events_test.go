@@ -2,12 +2,9 @@ package observability
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // The breaker gauge reports what the executor says, read at each
@@ -101,7 +98,7 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	// A failed tool call whose one attempt failed with identifiers in it.
-	failure := bqerr.New(bqerr.QueryError, "Unrecognized name: secret_column").WithJobID("job_secret").WithQuery("SELECT secret_column FROM secret_table")
+	failure := &ErrorInfo{Code: "QUERY_ERROR", Message: "Unrecognized name: secret_column", Type: "*googleapi.Error", JobID: "job_secret"}
 	callCtx, finish := f.tel.StartToolCall(ctx, "execute_sql", "session_secret")
 	attemptCtx, end := f.tel.StartAttempt(callCtx, "query", 1)
 	f.tel.Attempt(attemptCtx, "query", 1, failure, false)
@@ -113,7 +110,7 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 	f.tel.BreakerChanged("proj-a", BreakerClosed, BreakerOpen)
 	f.tel.ObserveBreakers(func() map[string]string { return map[string]string{"proj-a": BreakerOpen} })
 	f.tel.Rejected(ctx, "query", "proj-a")
-	f.tel.Exhausted(ctx, "query", 3, errors.New("x"))
+	f.tel.Exhausted(ctx, "query", 3, &ErrorInfo{Code: "INTERNAL", Message: "x"})
 	runTransportRequests(t, f)
 
 	units := map[string]string{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -50,8 +51,8 @@ func newFixture(t *testing.T) *fixture {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	logs := &syncBuffer{}
-	log := NewLogger(logs, LogOptions{Level: slog.LevelDebug, ProjectID: "test-project"})
-	tel, err := Setup(context.Background(), Options{Version: "1.2.3", MeterProvider: mp, TracerProvider: tp, Logger: log})
+	log := NewLogger(logs, LogOptions{Level: slog.LevelDebug, ProjectID: "test-project", Redact: testRedact})
+	tel, err := Setup(context.Background(), Options{Version: "1.2.3", MeterProvider: mp, TracerProvider: tp, Logger: log, Redact: testRedact})
 	if err != nil {
 		t.Fatalf("Setup: %v", err)
 	}
@@ -240,4 +241,27 @@ func attributeSets(m metricdata.Metrics) []attribute.Set {
 		}
 	}
 	return out
+}
+
+// testRedact stands in for the server's redactor (bqerr.Redact, tested in
+// bqerr) with the same markers, for the secrets these tests feed in: it
+// shows that every string reaches the redactor, whatever shape it travels
+// in.
+func testRedact(s string) string {
+	for _, r := range testRedactions {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
+	return s
+}
+
+var testRedactions = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?-----END [A-Z ]*PRIVATE KEY-----`), "[REDACTED PRIVATE KEY]"},
+	{regexp.MustCompile(`(Authorization:\s*)[^"\n\\]+`), "${1}[REDACTED]"},
+	{regexp.MustCompile(`(Bearer)\s+[^\s"\\]+`), "${1} [REDACTED]"},
+	{regexp.MustCompile(`(password=)[^&\s"\\]+`), "${1}[REDACTED]"},
+	{regexp.MustCompile(`\?[^\s"'\\]*`), ""},
+	{regexp.MustCompile(`ya29\.[\w.-]+`), "[REDACTED]"},
 }

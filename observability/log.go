@@ -1,24 +1,23 @@
 // Package observability holds the server's logs, metrics and traces.
 //
 // Logs are JSON lines that Cloud Logging understands (see [NewLogger]); every
-// message and string attribute passes through [bqerr.Redact] before it is
-// written, a line written inside a trace span carries the span's trace and
-// span IDs, and a failure inside logging never reaches the caller. Metrics
+// message and string attribute passes through the redaction function the
+// caller gives (the server passes bqerr.Redact) before it is written, a
+// line written inside a trace span carries the span's trace and span IDs, and a failure inside logging never reaches the caller. Metrics
 // and traces use OpenTelemetry (see [Setup]); which exporter they go to is
 // chosen by the standard OTEL_* environment variables, and nothing is
 // exported unless one is configured.
 //
-// The package is a leaf: it imports none of the packages it watches, nor
+// The package is a leaf: it imports none of the project's packages, nor
 // the MCP SDK. [Telemetry]'s methods take plain values (tool and operation
-// names, counts, durations, errors), and the server wiring assigns them to
-// the resilience, query and cache hooks and calls them from its tool
+// names, counts, durations, and failures as [ErrorInfo]), redaction is a
+// function passed in, and the server wiring assigns the methods to the
+// resilience, query and cache hooks and calls them from its tool
 // middleware.
 package observability
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -26,8 +25,6 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // LevelCritical is Cloud Logging's CRITICAL severity: failures an operator
@@ -50,6 +47,11 @@ type LogOptions struct {
 	// GOOGLE_CLOUD_PROJECT environment variable; when that is empty too the
 	// field holds the bare trace ID.
 	ProjectID string
+	// Redact removes secrets (tokens, keys, query strings) from a string;
+	// every message and string attribute passes through it. It is
+	// required: [NewLogger] panics without it, so a logger that would
+	// write secrets cannot be built by mistake.
+	Redact func(string) string
 }
 
 // NewLogger returns a JSON logger whose field names Cloud Logging
@@ -59,7 +61,8 @@ type LogOptions struct {
 // Every message and string attribute is redacted (see [RedactHandler]),
 // lines logged with a context holding a span carry its trace (see
 // [TraceHandler]), and a failure inside logging is recovered (see
-// [SafeHandler]). It writes to w and nowhere else.
+// [SafeHandler]). It writes to w and nowhere else. A nil o.Redact is a
+// programming error and panics, at startup, where it is built.
 func NewLogger(w io.Writer, o LogOptions) *slog.Logger {
 	return slog.New(newHandler(w, o))
 }
@@ -75,7 +78,7 @@ func newHandler(w io.Writer, o LogOptions) slog.Handler {
 		Level:       o.Level,
 		ReplaceAttr: cloudLoggingKeys,
 	})
-	return SafeHandler(TraceHandler(RedactHandler(j), project), w)
+	return SafeHandler(TraceHandler(RedactHandler(j, o.Redact), project), w, o.Redact)
 }
 
 // cloudLoggingKeys renames the record's level and message to Cloud
@@ -136,16 +139,52 @@ func ParseLevel(s string) (slog.Level, bool) {
 // Discard is a logger that drops everything, for tests and libraries.
 func Discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// LevelFor is the level a failed tool call is logged at, by error class:
-// credentials and permissions are CRITICAL (an operator must act), INTERNAL
-// is ERROR (a bug or a BigQuery fault), everything else (the caller's
-// mistakes, and transient faults that retries and the breaker handle) is
-// WARNING.
-func LevelFor(c bqerr.Code) slog.Level {
-	switch c {
-	case bqerr.Unauthenticated, bqerr.PermissionDenied, bqerr.AuthError:
+// ErrorInfo is what observability records about a failure, as plain
+// values: the server wiring fills it from its own error type, so this
+// package depends on none of the project's packages.
+type ErrorInfo struct {
+	// Code is the error class (QUERY_ERROR, PERMISSION_DENIED, …): the
+	// error.type attribute and, by [LevelFor], the log severity.
+	Code string
+	// Retryable says whether the same request may succeed if sent again.
+	Retryable bool
+	// Message is the agent-visible message.
+	Message string
+	// Type names the kind of failure for grouping, the first part of the
+	// log line's fingerprint ("*googleapi.Error", "validation", …).
+	Type string
+	// Reason is BigQuery's error reason and JobID the job involved, when
+	// known.
+	Reason, JobID string
+	// Attempts is how many attempts were made and HTTPStatus BigQuery's
+	// HTTP status, when known (0 otherwise).
+	Attempts, HTTPStatus int
+	// Cause is the raw cause's text, "" when there is none. It goes to
+	// the log only (through the logger's redaction), never to the agent.
+	Cause string
+}
+
+// Error is the failure as a span status: "<code>: <message>".
+func (e *ErrorInfo) Error() string { return e.Code + ": " + e.Message }
+
+// Error classes [LevelFor] treats specially; the others are WARNING.
+const (
+	codeUnauthenticated  = "UNAUTHENTICATED"
+	codePermissionDenied = "PERMISSION_DENIED"
+	codeAuthError        = "AUTH_ERROR"
+	codeInternal         = "INTERNAL"
+)
+
+// LevelFor is the level a failed tool call is logged at, by error class
+// (code): credentials and permissions are CRITICAL (an operator must act),
+// INTERNAL is ERROR (a bug or a BigQuery fault), everything else (the
+// caller's mistakes, and transient faults that retries and the breaker
+// handle) is WARNING.
+func LevelFor(code string) slog.Level {
+	switch code {
+	case codeUnauthenticated, codePermissionDenied, codeAuthError:
 		return LevelCritical
-	case bqerr.Internal:
+	case codeInternal:
 		return slog.LevelError
 	}
 	return slog.LevelWarn
@@ -153,11 +192,11 @@ func LevelFor(c bqerr.Code) slog.Level {
 
 // LogToolError logs a failed tool call at [LevelFor] its code, with the
 // fields an operator needs to group and debug it: fingerprint
-// ("<errorType>:<tool>:<code>", errorType being the Go type of the root
-// cause or "validation" when the server itself refused the call), code,
-// retryable, reason, job_id, and the raw cause, redacted. extra attributes
-// (a duration, say) are appended.
-func LogToolError(ctx context.Context, log *slog.Logger, tool string, err *bqerr.Error, extra ...slog.Attr) {
+// ("<type>:<tool>:<code>"), code, retryable, reason, job_id, attempts,
+// http_status and the raw cause. log must redact (a [NewLogger] logger
+// does): the cause is written as given. extra attributes (a duration,
+// say) are appended. A nil log or err writes nothing.
+func LogToolError(ctx context.Context, log *slog.Logger, tool string, err *ErrorInfo, extra ...slog.Attr) {
 	if log == nil || err == nil {
 		return
 	}
@@ -168,64 +207,27 @@ func LogToolError(ctx context.Context, log *slog.Logger, tool string, err *bqerr
 	attrs := make([]slog.Attr, 0, 8+len(extra))
 	attrs = append(attrs,
 		slog.String("tool", tool),
-		slog.String("code", string(err.Code)),
+		slog.String("code", err.Code),
 		slog.Bool("retryable", err.Retryable),
-		slog.String("fingerprint", ErrorType(err)+":"+tool+":"+string(err.Code)),
+		slog.String("fingerprint", err.Type+":"+tool+":"+err.Code),
 	)
-	if err.Details.Reason != "" {
-		attrs = append(attrs, slog.String("reason", err.Details.Reason))
+	if err.Reason != "" {
+		attrs = append(attrs, slog.String("reason", err.Reason))
 	}
-	if err.Details.JobID != "" {
-		attrs = append(attrs, slog.String("job_id", err.Details.JobID))
+	if err.JobID != "" {
+		attrs = append(attrs, slog.String("job_id", err.JobID))
 	}
-	if err.Details.Attempts > 0 {
-		attrs = append(attrs, slog.Int("attempts", err.Details.Attempts))
+	if err.Attempts > 0 {
+		attrs = append(attrs, slog.Int("attempts", err.Attempts))
 	}
 	if err.HTTPStatus != 0 {
 		attrs = append(attrs, slog.Int("http_status", err.HTTPStatus))
 	}
-	if c := err.Cause(); c != nil {
-		attrs = append(attrs, slog.String("cause", bqerr.Redact(c.Error())))
+	if err.Cause != "" {
+		attrs = append(attrs, slog.String("cause", err.Cause))
 	}
 	attrs = append(attrs, extra...)
 	log.LogAttrs(ctx, level, "tool call failed: "+err.Message, attrs...)
-}
-
-// ErrorType names the kind of failure behind err for grouping: the Go type
-// of the root cause (following Unwrap, the first branch of a joined error)
-// such as "*googleapi.Error", "context.Canceled" or
-// "context.DeadlineExceeded" for the context errors, and "validation" for
-// a *bqerr.Error with no cause (the server refused the call itself).
-func ErrorType(err error) string {
-	if err == nil {
-		return ""
-	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return "context.Canceled"
-	case errors.Is(err, context.DeadlineExceeded):
-		return "context.DeadlineExceeded"
-	}
-	root := err
-	for range 100 { // bounded: a cyclic Unwrap cannot hang the logger
-		var next error
-		switch u := root.(type) {
-		case interface{ Unwrap() error }:
-			next = u.Unwrap()
-		case interface{ Unwrap() []error }:
-			if es := u.Unwrap(); len(es) > 0 {
-				next = es[0]
-			}
-		}
-		if next == nil {
-			break
-		}
-		root = next
-	}
-	if _, ok := root.(*bqerr.Error); ok {
-		return "validation"
-	}
-	return fmt.Sprintf("%T", root)
 }
 
 // TraceHandler wraps h so that a line logged with a context holding a valid

@@ -16,8 +16,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"google.golang.org/api/googleapi"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // The secrets every redaction test feeds in, and what must never come out.
@@ -50,7 +48,7 @@ type payload struct {
 
 func TestLogRedactsMessagesAndAttributes(t *testing.T) {
 	var buf bytes.Buffer
-	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug, Redact: testRedact})
 	ctx := context.Background()
 
 	log.Info("calling https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=SECRET with Bearer "+bearerSecret,
@@ -114,19 +112,19 @@ func TestLogRedactsMessagesAndAttributes(t *testing.T) {
 	}
 }
 
+// Severity by error class: credentials and permissions CRITICAL, INTERNAL
+// ERROR, every other class WARNING. (That every bqerr code is covered is
+// checked in server, which knows them.)
 func TestSeverities(t *testing.T) {
-	want := map[bqerr.Code]string{
-		bqerr.Unauthenticated: "CRITICAL", bqerr.PermissionDenied: "CRITICAL", bqerr.AuthError: "CRITICAL",
-		bqerr.Internal:        "ERROR",
-		bqerr.InvalidArgument: "WARNING", bqerr.NotFound: "WARNING", bqerr.QueryError: "WARNING", bqerr.SchemaError: "WARNING",
-		bqerr.Unavailable: "WARNING", bqerr.DeadlineExceeded: "WARNING", bqerr.ResourceExhausted: "WARNING",
+	want := map[string]string{
+		"UNAUTHENTICATED": "CRITICAL", "PERMISSION_DENIED": "CRITICAL", "AUTH_ERROR": "CRITICAL",
+		"INTERNAL":         "ERROR",
+		"INVALID_ARGUMENT": "WARNING", "NOT_FOUND": "WARNING", "QUERY_ERROR": "WARNING", "SCHEMA_ERROR": "WARNING",
+		"UNAVAILABLE": "WARNING", "DEADLINE_EXCEEDED": "WARNING", "RESOURCE_EXHAUSTED": "WARNING",
 	}
-	if len(want) != len(bqerr.Codes) {
-		t.Fatalf("test covers %d codes, bqerr has %d", len(want), len(bqerr.Codes))
-	}
-	for _, code := range bqerr.Codes {
+	for code := range want {
 		var buf bytes.Buffer
-		LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo}), "get_job", bqerr.New(code, "m"))
+		LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo, Redact: testRedact}), "get_job", &ErrorInfo{Code: code, Message: "m"})
 		lines := parseLines(t, buf.String())
 		if len(lines) != 1 || lines[0]["severity"] != want[code] || Severity(LevelFor(code)) != want[code] {
 			t.Errorf("%s logged as %v, want %s", code, lines, want[code])
@@ -139,9 +137,9 @@ func TestSeverities(t *testing.T) {
 	}
 	// Below its level nothing is written, and nil inputs are harmless.
 	var buf bytes.Buffer
-	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: LevelCritical}), "t", bqerr.New(bqerr.Internal, "m"))
-	LogToolError(context.Background(), nil, "t", bqerr.New(bqerr.Internal, "m"))
-	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelDebug}), "t", nil)
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: LevelCritical, Redact: testRedact}), "t", &ErrorInfo{Code: "INTERNAL", Message: "m"})
+	LogToolError(context.Background(), nil, "t", &ErrorInfo{Code: "INTERNAL", Message: "m"})
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelDebug, Redact: testRedact}), "t", nil)
 	if buf.Len() != 0 {
 		t.Errorf("wrote %q", buf.String())
 	}
@@ -150,11 +148,9 @@ func TestSeverities(t *testing.T) {
 func TestLogToolErrorFields(t *testing.T) {
 	var buf bytes.Buffer
 	cause := &googleapi.Error{Code: 400, Message: "Syntax error at https://bigquery.googleapis.com/x?key=SECRET"}
-	e := bqerr.New(bqerr.QueryError, "Syntax error: Unexpected identifier").WithJobID("job_123").WithCause(fmt.Errorf("insert: %w", cause))
-	e.Details.Reason = "invalidQuery"
-	e.Details.Attempts = 2
-	e.HTTPStatus = 400
-	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo}), "execute_sql", e, slog.Int("duration_ms", 12))
+	e := &ErrorInfo{Code: "QUERY_ERROR", Message: "Syntax error: Unexpected identifier", Type: "*googleapi.Error", JobID: "job_123",
+		Reason: "invalidQuery", Attempts: 2, HTTPStatus: 400, Cause: fmt.Errorf("insert: %w", cause).Error()}
+	LogToolError(context.Background(), NewLogger(&buf, LogOptions{Level: slog.LevelInfo, Redact: testRedact}), "execute_sql", e, slog.Int("duration_ms", 12))
 	assertNoLeaks(t, buf.String())
 	l := parseLines(t, buf.String())[0]
 	for k, v := range map[string]any{
@@ -166,26 +162,6 @@ func TestLogToolErrorFields(t *testing.T) {
 	} {
 		if l[k] != v {
 			t.Errorf("%s = %#v, want %#v", k, l[k], v)
-		}
-	}
-}
-
-func TestErrorType(t *testing.T) {
-	for _, c := range []struct {
-		err  error
-		want string
-	}{
-		{bqerr.Invalid("m", "h"), "validation"},
-		{bqerr.From(&googleapi.Error{Code: 500}), "*googleapi.Error"},
-		{bqerr.New(bqerr.Internal, "m").WithCause(bqerr.New(bqerr.Unavailable, "inner")), "validation"},
-		{fmt.Errorf("a: %w", context.Canceled), "context.Canceled"},
-		{bqerr.From(context.DeadlineExceeded), "context.DeadlineExceeded"},
-		{errors.Join(&googleapi.Error{Code: 500}, errors.New("x")), "*googleapi.Error"},
-		{&url.Error{Op: "Get", URL: "u", Err: &os.PathError{Op: "open", Path: "p", Err: os.ErrNotExist}}, "*errors.errorString"},
-		{nil, ""},
-	} {
-		if got := ErrorType(c.err); got != c.want {
-			t.Errorf("ErrorType(%v) = %q, want %q", c.err, got, c.want)
 		}
 	}
 }
@@ -206,7 +182,7 @@ func TestTraceFields(t *testing.T) {
 		{"env", "", "projects/env-project/traces/" + sc.TraceID().String()},
 	} {
 		var buf bytes.Buffer
-		log := NewLogger(&buf, LogOptions{ProjectID: c.project})
+		log := NewLogger(&buf, LogOptions{ProjectID: c.project, Redact: testRedact})
 		log.InfoContext(ctx, "in span")
 		log.Info("no span")
 		log.WithGroup("req").With("a", 1).WithGroup("inner").InfoContext(ctx, "grouped", "b", 2)
@@ -229,7 +205,7 @@ func TestTraceFields(t *testing.T) {
 
 	t.Setenv("GOOGLE_CLOUD_PROJECT", "")
 	var buf bytes.Buffer
-	NewLogger(&buf, LogOptions{}).InfoContext(ctx, "no project")
+	NewLogger(&buf, LogOptions{Redact: testRedact}).InfoContext(ctx, "no project")
 	if l := parseLines(t, buf.String())[0]; l[TraceKey] != sc.TraceID().String() {
 		t.Errorf("without a project the trace is %v, want the bare ID", l[TraceKey])
 	}
@@ -274,14 +250,14 @@ func captureStd(t *testing.T, fn func()) (stdout, stderr string) {
 func TestLogWritesOnlyToItsWriter(t *testing.T) {
 	var buf syncBuffer
 	stdout, stderr := captureStd(t, func() {
-		log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+		log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug, Redact: testRedact})
 		log.Info("hello", "k", "v")
 		log.Log(context.Background(), LevelCritical, "critical")
-		LogToolError(context.Background(), log, "t", bqerr.New(bqerr.PermissionDenied, "denied"))
+		LogToolError(context.Background(), log, "t", &ErrorInfo{Code: "PERMISSION_DENIED", Message: "denied"})
 		f := newFixture(t)
 		f.tel.log = log
-		_, _ = tracked(f.tel, "t", "", func(context.Context) (any, error) {
-			return nil, errors.New("boom")
+		_, _ = tracked(f.tel, "t", "", func(context.Context) (any, *ErrorInfo) {
+			return nil, &ErrorInfo{Code: "INTERNAL", Message: "boom"}
 		})(context.Background())
 		f.tel.BreakerChanged("p", BreakerClosed, BreakerOpen)
 	})
@@ -322,7 +298,7 @@ func (e brokenErr) Error() string { return e.p.URL } // nil p: panics
 // not the process.
 func TestLogAcceptsAnyAttribute(t *testing.T) {
 	var buf bytes.Buffer
-	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug, Redact: testRedact})
 	log.Info("client log level set", "level", sdkLevel("debug"))
 	log.Info("string level", "level", "warning", "msg", 3)
 	log.Info("int level", slog.Int("level", 7), slog.Any("level2", slog.LevelWarn))
@@ -372,7 +348,7 @@ func (h panicHandler) WithAttrs([]slog.Attr) slog.Handler { panic("WithAttrs bro
 // writer gets one redacted line saying what was dropped.
 func TestSafeHandlerRecovers(t *testing.T) {
 	var buf bytes.Buffer
-	log := slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, &buf))
+	log := slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, &buf, testRedact))
 	log.Info("first ya29.inmessage")
 	log.With("k", "v").Info("second")
 	lines := parseLines(t, buf.String())
@@ -385,7 +361,7 @@ func TestSafeHandlerRecovers(t *testing.T) {
 	}
 	assertNoLeaks(t, buf.String())
 	// Without a fallback nothing is written and nothing panics.
-	slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, nil)).Error("x")
+	slog.New(SafeHandler(panicHandler{slog.NewJSONHandler(io.Discard, nil)}, nil, testRedact)).Error("x")
 }
 
 type tokenStringer struct{ tok string }
@@ -402,7 +378,7 @@ func (tokenValuer) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("inner", "ya29.fromvaluer"), slog.Any("err", errors.New("ya29.errinvaluer")))
 }
 
-// Every string reaches the log through bqerr.Redact, whatever shape it
+// Every string reaches the log through the redactor, whatever shape it
 // travels in: message, attribute, group, error (wrapped, joined, %q-quoted),
 // Stringer and TextMarshaler (alone or inside maps and slices), struct
 // fields via JSON, map keys, JSON text, bytes, LogValuer, bound attributes.
@@ -441,7 +417,7 @@ func TestLogRedactsEveryShape(t *testing.T) {
 		slog.Group("group", slog.String("a", tok), slog.Group("g2", slog.Any("e", errors.New(tok)))),
 	}
 	var buf bytes.Buffer
-	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug})
+	log := NewLogger(&buf, LogOptions{Level: slog.LevelDebug, Redact: testRedact})
 	log.With("bound", tok).WithGroup("req").LogAttrs(context.Background(), slog.LevelInfo, "message "+tok, shapes...)
 	out := buf.String()
 	assertNoLeaks(t, out)

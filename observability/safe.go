@@ -7,24 +7,27 @@ import (
 	"io"
 	"log/slog"
 	"time"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // SafeHandler wraps h so that a failure inside logging never takes the
 // process down: a panic in h (a broken handler, a value whose methods
 // panic) is recovered. A record that could not be written is replaced by
-// one JSON line on fallback saying so, redacted; nil fallback drops it.
-func SafeHandler(h slog.Handler, fallback io.Writer) slog.Handler {
+// one JSON line on fallback saying so, passed through redact; nil fallback
+// drops it. A nil redact is a programming error and panics here.
+func SafeHandler(h slog.Handler, fallback io.Writer, redact func(string) string) slog.Handler {
+	if redact == nil {
+		panic("observability: SafeHandler needs a redaction function")
+	}
 	if s, ok := h.(*safeHandler); ok {
 		return s
 	}
-	return &safeHandler{inner: h, fallback: fallback}
+	return &safeHandler{inner: h, fallback: fallback, redact: redact}
 }
 
 type safeHandler struct {
 	inner    slog.Handler
 	fallback io.Writer
+	redact   func(string) string
 }
 
 func (h *safeHandler) Enabled(ctx context.Context, l slog.Level) (on bool) {
@@ -39,7 +42,7 @@ func (h *safeHandler) Enabled(ctx context.Context, l slog.Level) (on bool) {
 func (h *safeHandler) Handle(ctx context.Context, r slog.Record) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("log handler panicked: %s", bqerr.Redact(fmt.Sprint(p)))
+			err = fmt.Errorf("log handler panicked: %s", h.redact(fmt.Sprint(p)))
 			h.report(r, err)
 		}
 	}()
@@ -51,10 +54,10 @@ func (h *safeHandler) WithAttrs(as []slog.Attr) (out slog.Handler) {
 		if p := recover(); p != nil {
 			out = h // the attributes are lost, the logger keeps working
 			h.report(slog.NewRecord(time.Now(), slog.LevelError, "binding log attributes", 0),
-				fmt.Errorf("log handler panicked: %s", bqerr.Redact(fmt.Sprint(p))))
+				fmt.Errorf("log handler panicked: %s", h.redact(fmt.Sprint(p))))
 		}
 	}()
-	return &safeHandler{inner: h.inner.WithAttrs(as), fallback: h.fallback}
+	return &safeHandler{inner: h.inner.WithAttrs(as), fallback: h.fallback, redact: h.redact}
 }
 
 func (h *safeHandler) WithGroup(name string) (out slog.Handler) {
@@ -63,7 +66,7 @@ func (h *safeHandler) WithGroup(name string) (out slog.Handler) {
 			out = h
 		}
 	}()
-	return &safeHandler{inner: h.inner.WithGroup(name), fallback: h.fallback}
+	return &safeHandler{inner: h.inner.WithGroup(name), fallback: h.fallback, redact: h.redact}
 }
 
 // report writes the fallback line; it cannot fail loudly itself.
@@ -75,8 +78,17 @@ func (h *safeHandler) report(r slog.Record, err error) {
 	b, _ := json.Marshal(map[string]string{
 		"severity": "ERROR",
 		"message":  "a log line could not be written: " + err.Error(),
-		"dropped":  bqerr.Truncate(bqerr.Redact(r.Message), 200),
+		"dropped":  truncate(h.redact(r.Message), 200),
 		"time":     r.Time.Format(time.RFC3339Nano),
 	})
 	_, _ = h.fallback.Write(append(b, '\n'))
+}
+
+// truncate cuts s to at most n runes, the last one an ellipsis when cut.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -3,6 +3,7 @@ package observability
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,8 +15,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // clearOTelEnv makes a test independent of the machine's OTEL_* settings.
@@ -33,9 +32,9 @@ func clearOTelEnv(t *testing.T) {
 func exercise(t *testing.T, tel *Telemetry) {
 	t.Helper()
 	ctx := context.Background()
-	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, error) { return "ok", nil })(ctx)
-	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, error) {
-		return nil, bqerr.New(bqerr.NotFound, "no such table")
+	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, *ErrorInfo) { return "ok", nil })(ctx)
+	_, _ = tracked(tel, "execute_sql", "", func(context.Context) (any, *ErrorInfo) {
+		return nil, &ErrorInfo{Code: "NOT_FOUND", Message: "no such table", Type: "validation"}
 	})(ctx)
 	tel.CacheLookup(ctx, CacheHit, 0)
 	tel.CacheLookup(ctx, CacheStale, time.Minute)
@@ -49,7 +48,7 @@ func TestSetupDefaultsToNone(t *testing.T) {
 	var tel *Telemetry
 	stdout, realStderr := captureStd(t, func() {
 		var err error
-		tel, err = Setup(context.Background(), Options{Stdio: true, Stderr: &stderr})
+		tel, err = Setup(context.Background(), Options{Stdio: true, Stderr: &stderr, Redact: testRedact})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +87,7 @@ func TestSetupConsoleWritesToStderrInStdioMode(t *testing.T) {
 	t.Setenv("GOOGLE_CLOUD_PROJECT", "host-project")
 	var stderr syncBuffer
 	stdout, realStderr := captureStd(t, func() {
-		tel, err := Setup(context.Background(), Options{Version: "0.3.0", Stdio: true, Stderr: &stderr})
+		tel, err := Setup(context.Background(), Options{Version: "0.3.0", Stdio: true, Stderr: &stderr, Redact: testRedact})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +131,7 @@ func TestSetupRejectsUnknownExporters(t *testing.T) {
 	} {
 		clearOTelEnv(t)
 		t.Setenv(c.env, c.val)
-		if _, err := Setup(context.Background(), Options{}); err == nil || !strings.Contains(err.Error(), c.env) {
+		if _, err := Setup(context.Background(), Options{Redact: testRedact}); err == nil || !strings.Contains(err.Error(), c.env) {
 			t.Errorf("%s=%s: err = %v", c.env, c.val, err)
 		}
 	}
@@ -144,7 +143,7 @@ func TestSetupSDKDisabled(t *testing.T) {
 	t.Setenv(EnvTracesExporter, "console")
 	t.Setenv(EnvSDKDisabled, "true")
 	var stderr syncBuffer
-	tel, err := Setup(context.Background(), Options{Stdio: true, Stderr: &stderr})
+	tel, err := Setup(context.Background(), Options{Stdio: true, Stderr: &stderr, Redact: testRedact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +175,7 @@ func TestSetupOTLPFlushesOnShutdown(t *testing.T) {
 	t.Setenv(EnvTracesExporter, "otlp")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
-	tel, err := Setup(context.Background(), Options{})
+	tel, err := Setup(context.Background(), Options{Redact: testRedact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +195,7 @@ func TestSetupPrometheus(t *testing.T) {
 	t.Setenv(EnvMetricsExporter, "prometheus")
 	t.Setenv("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1")
 	t.Setenv("OTEL_EXPORTER_PROMETHEUS_PORT", "0")
-	tel, err := Setup(context.Background(), Options{})
+	tel, err := Setup(context.Background(), Options{Redact: testRedact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +237,28 @@ func TestResource(t *testing.T) {
 	}
 	if _, ok := r["cloud.platform"]; ok {
 		t.Error("cloud.platform set outside Cloud Run")
+	}
+}
+
+// Redaction is required: Setup refuses to build telemetry without it, and
+// the log handlers panic at construction, so no logger that would write
+// secrets can exist.
+func TestRedactRequired(t *testing.T) {
+	if _, err := Setup(context.Background(), Options{}); err == nil || !strings.Contains(err.Error(), "Redact") {
+		t.Errorf("Setup without Redact: err %v, want one naming Redact", err)
+	}
+	for name, build := range map[string]func(){
+		"NewLogger":     func() { NewLogger(io.Discard, LogOptions{}) },
+		"RedactHandler": func() { RedactHandler(slog.DiscardHandler, nil) },
+		"SafeHandler":   func() { SafeHandler(slog.DiscardHandler, io.Discard, nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s without a redactor did not panic", name)
+				}
+			}()
+			build()
+		}()
 	}
 }

@@ -56,8 +56,12 @@ type Options struct {
 	// Stderr receives console exports in stdio mode; nil means os.Stderr.
 	Stderr io.Writer
 	// Logger receives failed tool calls, breaker changes and the
-	// OpenTelemetry SDK's own errors (export failures); nil drops them.
+	// OpenTelemetry SDK's own errors (export failures); nil drops them. It
+	// must redact (a [NewLogger] logger does).
 	Logger *slog.Logger
+	// Redact removes secrets from the text that goes into spans (error
+	// statuses). It is required: [Setup] fails without it.
+	Redact func(string) string
 
 	// MeterProvider and TracerProvider, when set, replace the providers
 	// Setup would build from the environment (tests use the SDK's
@@ -69,13 +73,14 @@ type Options struct {
 
 // Telemetry is the server's metrics, traces and the cache figures of the
 // health report. It knows nothing of the packages it watches: its methods
-// take plain values (names, counts, durations, errors), and the server
+// take plain values (names, counts, durations, [ErrorInfo]), and the server
 // wiring assigns them to each package's hooks, the way gobreaker.Settings
 // takes OnStateChange. All methods are safe for concurrent use. A nil
 // *Telemetry is not usable: use [Setup].
 type Telemetry struct {
 	tracer trace.Tracer
 	log    *slog.Logger
+	redact func(string) string
 	mp     metric.MeterProvider
 	tp     trace.TracerProvider
 
@@ -104,8 +109,12 @@ type Telemetry struct {
 //     (localhost:9464 by default);
 //   - "console": JSON lines on stdout, or on Options.Stderr in stdio mode.
 //
-// Anything else is an error. Call Shutdown before exiting to flush.
+// Anything else is an error, and so is a nil o.Redact. Call Shutdown
+// before exiting to flush.
 func Setup(ctx context.Context, o Options) (*Telemetry, error) {
+	if o.Redact == nil {
+		return nil, errors.New("observability: Options.Redact is required: span statuses must be redacted")
+	}
 	if o.ServiceName == "" {
 		o.ServiceName = DefaultServiceName
 	}
@@ -116,7 +125,7 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 	if o.Logger == nil {
 		o.Logger = Discard()
 	}
-	t := &Telemetry{log: o.Logger, mp: o.MeterProvider, tp: o.TracerProvider}
+	t := &Telemetry{log: o.Logger, redact: o.Redact, mp: o.MeterProvider, tp: o.TracerProvider}
 	fail := func(err error) (*Telemetry, error) {
 		return nil, errors.Join(err, t.Shutdown(ctx))
 	}

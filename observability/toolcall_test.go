@@ -2,7 +2,6 @@ package observability
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,9 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
-	"google.golang.org/api/googleapi"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 const (
@@ -22,8 +18,8 @@ const (
 
 // toolCase is one scripted tool call.
 type toolCase struct {
-	err         error  // what the handler returns; nil succeeds
-	code        string // the bqerr code expected, "" for success
+	fail        *ErrorInfo // what the handler fails with; nil succeeds
+	code        string     // the code expected, "" for success
 	retryable   bool
 	severity    string
 	errType     string // the root cause's type in the fingerprint
@@ -34,27 +30,33 @@ type toolCase struct {
 
 func toolCases() []toolCase {
 	return []toolCase{
-		{err: nil},
-		{err: bqerr.Invalid("bad arguments", "fix them"), code: "INVALID_ARGUMENT", severity: "WARNING", errType: "validation"},
+		{fail: nil},
+		{fail: &ErrorInfo{Code: "INVALID_ARGUMENT", Message: "bad arguments", Type: "validation"},
+			code: "INVALID_ARGUMENT", severity: "WARNING", errType: "validation"},
 		{
-			err: bqerr.New(bqerr.QueryError, "Syntax error at [1:1]").WithJobID("job_secretjob1").
-				WithCause(&googleapi.Error{Code: 400, Message: "Syntax error: https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=" + secretKey}),
+			fail: &ErrorInfo{Code: "QUERY_ERROR", Message: "Syntax error at [1:1]", Type: "*googleapi.Error", JobID: "job_secretjob1",
+				Cause: "googleapi: Error 400: Syntax error: https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs?key=" + secretKey},
 			code: "QUERY_ERROR", severity: "WARNING", errType: "*googleapi.Error", jobID: "job_secretjob1",
 			causeSubstr: "https://bigquery.googleapis.com/bigquery/v2/projects/p/jobs",
 		},
-		{err: &googleapi.Error{Code: 404, Message: "Not found: Table p:d.secret_table", Errors: []googleapi.ErrorItem{{Reason: "notFound", Message: "Not found: Table p:d.secret_table"}}},
+		{fail: &ErrorInfo{Code: "NOT_FOUND", Message: "Not found: Table p:d.secret_table", Type: "*googleapi.Error", Reason: "notFound", HTTPStatus: 404},
 			code: "NOT_FOUND", severity: "WARNING", errType: "*googleapi.Error", reason: "notFound"},
-		{err: bqerr.New(bqerr.SchemaError, "value does not fit"), code: "SCHEMA_ERROR", severity: "WARNING", errType: "validation"},
-		{err: bqerr.New(bqerr.PermissionDenied, "access denied").WithCause(errors.New("denied: Authorization: Bearer " + secretToken)),
+		{fail: &ErrorInfo{Code: "SCHEMA_ERROR", Message: "value does not fit", Type: "validation"},
+			code: "SCHEMA_ERROR", severity: "WARNING", errType: "validation"},
+		{fail: &ErrorInfo{Code: "PERMISSION_DENIED", Message: "access denied", Type: "*errors.errorString", Cause: "denied: Authorization: Bearer " + secretToken},
 			code: "PERMISSION_DENIED", severity: "CRITICAL", errType: "*errors.errorString", causeSubstr: "Authorization: [REDACTED]"},
-		{err: bqerr.New(bqerr.Unauthenticated, "bad credentials").WithCause(fmt.Errorf("token %s expired", secretToken)),
+		{fail: &ErrorInfo{Code: "UNAUTHENTICATED", Message: "bad credentials", Type: "*errors.errorString", Cause: fmt.Sprintf("token %s expired", secretToken)},
 			code: "UNAUTHENTICATED", severity: "CRITICAL", errType: "*errors.errorString", causeSubstr: "token [REDACTED] expired"},
-		{err: bqerr.New(bqerr.AuthError, "no credentials").WithCause(errors.New("-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----")),
+		{fail: &ErrorInfo{Code: "AUTH_ERROR", Message: "no credentials", Type: "*errors.errorString", Cause: "-----BEGIN PRIVATE KEY-----\nMIIEvQ\n-----END PRIVATE KEY-----"},
 			code: "AUTH_ERROR", severity: "CRITICAL", errType: "*errors.errorString", causeSubstr: "[REDACTED PRIVATE KEY]"},
-		{err: bqerr.New(bqerr.ResourceExhausted, "quota exceeded"), code: "RESOURCE_EXHAUSTED", severity: "WARNING", errType: "validation"},
-		{err: bqerr.New(bqerr.Unavailable, "unreachable"), code: "UNAVAILABLE", retryable: true, severity: "WARNING", errType: "validation"},
-		{err: fmt.Errorf("waiting: %w", context.DeadlineExceeded), code: "DEADLINE_EXCEEDED", retryable: true, severity: "WARNING", errType: "context.DeadlineExceeded"},
-		{err: bqerr.New(bqerr.Internal, "internal error in execute_sql"), code: "INTERNAL", retryable: true, severity: "ERROR", errType: "validation"},
+		{fail: &ErrorInfo{Code: "RESOURCE_EXHAUSTED", Message: "quota exceeded", Type: "validation"},
+			code: "RESOURCE_EXHAUSTED", severity: "WARNING", errType: "validation"},
+		{fail: &ErrorInfo{Code: "UNAVAILABLE", Message: "unreachable", Retryable: true, Type: "validation"},
+			code: "UNAVAILABLE", retryable: true, severity: "WARNING", errType: "validation"},
+		{fail: &ErrorInfo{Code: "DEADLINE_EXCEEDED", Message: "waiting: deadline exceeded", Retryable: true, Type: "context.DeadlineExceeded"},
+			code: "DEADLINE_EXCEEDED", retryable: true, severity: "WARNING", errType: "context.DeadlineExceeded"},
+		{fail: &ErrorInfo{Code: "INTERNAL", Message: "internal error in execute_sql", Retryable: true, Type: "validation"},
+			code: "INTERNAL", retryable: true, severity: "ERROR", errType: "validation"},
 	}
 }
 
@@ -62,20 +64,20 @@ func TestToolCall(t *testing.T) {
 	f := newFixture(t)
 	cases := toolCases()
 	for i, c := range cases {
-		h := tracked(f.tel, "execute_sql", fmt.Sprintf("session-%d", i), func(ctx context.Context) (any, error) {
+		h := tracked(f.tel, "execute_sql", fmt.Sprintf("session-%d", i), func(ctx context.Context) (any, *ErrorInfo) {
 			if !trace.SpanContextFromContext(ctx).IsValid() {
 				t.Error("the handler's context holds no span")
 			}
-			if c.err != nil {
-				return nil, c.err
+			if c.fail != nil {
+				return nil, c.fail
 			}
 			return map[string]int{"rows": 1}, nil
 		})
-		out, err := h(context.Background())
-		if err != c.err {
-			t.Errorf("middleware changed the error: %v, want %v", err, c.err)
+		out, fail := h(context.Background())
+		if fail != c.fail {
+			t.Errorf("middleware changed the failure: %v, want %v", fail, c.fail)
 		}
-		if c.err == nil && out == nil {
+		if c.fail == nil && out == nil {
 			t.Error("middleware dropped the result")
 		}
 	}
@@ -207,13 +209,13 @@ func TestToolSpanParenting(t *testing.T) {
 		TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5, 6}, TraceFlags: trace.FlagsSampled, Remote: true,
 	})
 	ctx := trace.ContextWithRemoteSpanContext(context.Background(), parent)
-	h := tracked(f.tel, "list_tables", "", func(ctx context.Context) (any, error) {
+	h := tracked(f.tel, "list_tables", "", func(ctx context.Context) (any, *ErrorInfo) {
 		_, child := f.tel.tracer.Start(ctx, "child")
 		child.End()
 		return "ok", nil
 	})
-	if _, err := h(ctx); err != nil {
-		t.Fatal(err)
+	if _, fail := h(ctx); fail != nil {
+		t.Fatal(fail)
 	}
 	tool := spansNamed(f.spans, "tools/call list_tables")
 	child := spansNamed(f.spans, "child")
@@ -229,11 +231,11 @@ func TestToolSpanParenting(t *testing.T) {
 }
 
 // tracked runs h the way the server's tool middleware does.
-func tracked(tel *Telemetry, tool, session string, h func(context.Context) (any, error)) func(context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
+func tracked(tel *Telemetry, tool, session string, h func(context.Context) (any, *ErrorInfo)) func(context.Context) (any, *ErrorInfo) {
+	return func(ctx context.Context) (any, *ErrorInfo) {
 		ctx, finish := tel.StartToolCall(ctx, tool, session)
-		out, err := h(ctx)
-		finish(err)
-		return out, err
+		out, fail := h(ctx)
+		finish(fail)
+		return out, fail
 	}
 }

@@ -57,10 +57,10 @@ func runTransportRequests(t *testing.T, f *fixture) {
 	// The insert runs inside an attempt span, as it does in the server.
 	attemptCtx, finish := f.tel.StartAttempt(context.Background(), "query", 1)
 	err := do(attemptCtx, http.MethodPost, base+"/jobs?alt=json&prettyPrint=false")
-	finish(err, false)
 	if err != nil {
 		t.Fatal(err)
 	}
+	finish(nil, false)
 	ctx := context.Background()
 	for _, r := range []struct{ method, url string }{
 		{http.MethodGet, base + "/queries/job_secret?location=US&key=SECRET_KEY"},

@@ -51,7 +51,7 @@ func withSession(ctx context.Context, ss *mcp.ServerSession) context.Context {
 // for, so nothing is built for a client that does not listen.
 func clientLogger(ss *mcp.ServerSession) *slog.Logger {
 	h := mcp.NewLoggingHandler(ss, &mcp.LoggingHandlerOptions{LoggerName: clientLoggerName})
-	return slog.New(observability.SafeHandler(observability.RedactHandler(h), nil))
+	return slog.New(observability.SafeHandler(observability.RedactHandler(h, bqerr.Redact), nil, bqerr.Redact))
 }
 
 // tellClient sends one notification to the client of the call in ctx, if
@@ -104,7 +104,7 @@ func NotifyClient() Middleware {
 				if e.Details.JobID != "" {
 					attrs = append(attrs, slog.String("jobId", e.Details.JobID))
 				}
-				tellClient(ctx, observability.LevelFor(e.Code), tool+" failed with "+string(e.Code)+": "+e.Message, attrs...)
+				tellClient(ctx, observability.LevelFor(string(e.Code)), tool+" failed with "+string(e.Code)+": "+e.Message, attrs...)
 			}
 			return out, err
 		}

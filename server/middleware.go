@@ -96,9 +96,8 @@ func LogCalls(log *slog.Logger) Middleware {
 				log.DebugContext(ctx, "tool call", "tool", tool, "duration_ms", elapsed.Milliseconds())
 				return out, nil
 			}
-			e := bqerr.From(err)
-			observability.LogToolError(ctx, log, tool, e, slog.Int64("duration_ms", elapsed.Milliseconds()))
-			return nil, e
+			observability.LogToolError(ctx, log, tool, errorInfo(err), slog.Int64("duration_ms", elapsed.Milliseconds()))
+			return nil, bqerr.From(err)
 		}
 	}
 }
@@ -116,7 +115,7 @@ func Observe(tel *observability.Telemetry) Middleware {
 			}
 			ctx, finish := tel.StartToolCall(ctx, tool, session)
 			out, err := next(ctx, req)
-			finish(err)
+			finish(errorInfo(err))
 			return out, err
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 )
 
@@ -39,7 +40,7 @@ var allLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"
 // Every level is accepted, logged, and the session keeps serving.
 func TestSetLevelEveryLevel(t *testing.T) {
 	var logs syncBuffer
-	log := observability.NewLogger(&logs, observability.LogOptions{Level: slog.LevelDebug})
+	log := observability.NewLogger(&logs, observability.LogOptions{Level: slog.LevelDebug, Redact: bqerr.Redact})
 	cs := connect(t, New(Services{}, Options{Logger: log}), "2025-06-18", nil)
 	ctx := context.Background()
 	for _, l := range allLevels {
@@ -101,7 +102,7 @@ func TestPanicInMethodHandlerIsInternalError(t *testing.T) {
 // the place it happened (no stack trace, no argument values).
 func TestRecoverMethods(t *testing.T) {
 	var logs syncBuffer
-	log := observability.NewLogger(&logs, observability.LogOptions{})
+	log := observability.NewLogger(&logs, observability.LogOptions{Redact: bqerr.Redact})
 	s := mcp.NewServer(&mcp.Implementation{Name: "probe"}, nil)
 	s.AddReceivingMiddleware(RecoverMethods(log), func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

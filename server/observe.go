@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -27,7 +28,7 @@ func resilienceHooks(tel *observability.Telemetry, cl *clientLog) resilience.Hoo
 	h := resilience.Hooks{
 		Exhausted: func(ctx context.Context, op resilience.Operation, attempts int, err error) {
 			if tel != nil {
-				tel.Exhausted(ctx, string(op), attempts, err)
+				tel.Exhausted(ctx, string(op), attempts, errorInfo(err))
 			}
 			code := string(bqerr.From(err).Code)
 			tellClient(ctx, slog.LevelWarn, fmt.Sprintf("BigQuery failed %d times in a row (%s); the %s call gave up", attempts, code, op),
@@ -55,11 +56,11 @@ func resilienceHooks(tel *observability.Telemetry, cl *clientLog) resilience.Hoo
 	}
 	if tel != nil {
 		h.Attempt = func(ctx context.Context, op resilience.Operation, attempt int, err error) {
-			tel.Attempt(ctx, string(op), attempt, err, resilience.Retryable(err))
+			tel.Attempt(ctx, string(op), attempt, errorInfo(err), resilience.Retryable(err))
 		}
 		h.StartAttempt = func(ctx context.Context, op resilience.Operation, attempt int) (context.Context, func(error)) {
 			ctx, finish := tel.StartAttempt(ctx, string(op), attempt)
-			return ctx, func(err error) { finish(err, resilience.Retryable(err)) }
+			return ctx, func(err error) { finish(errorInfo(err), resilience.Retryable(err)) }
 		}
 	}
 	return h
@@ -108,4 +109,66 @@ func breakerStates(e *resilience.Executor) func() map[string]string {
 		}
 		return out
 	}
+}
+
+// errorInfo is err as observability records it: bqerr's classification as
+// plain values, and the raw cause (for the log only) redacted. nil for a
+// nil err (success).
+func errorInfo(err error) *observability.ErrorInfo {
+	if err == nil {
+		return nil
+	}
+	e := bqerr.From(err)
+	info := &observability.ErrorInfo{
+		Code:       string(e.Code),
+		Retryable:  e.Retryable,
+		Message:    e.Message,
+		Type:       errorType(e),
+		Reason:     e.Details.Reason,
+		JobID:      e.Details.JobID,
+		Attempts:   e.Details.Attempts,
+		HTTPStatus: e.HTTPStatus,
+	}
+	if c := e.Cause(); c != nil {
+		info.Cause = bqerr.Redact(c.Error())
+	}
+	return info
+}
+
+// errorType names the kind of failure behind err for grouping (the first
+// part of a log line's fingerprint): the Go type of the root cause
+// (following Unwrap, the first branch of a joined error) such as
+// "*googleapi.Error", "context.Canceled" or "context.DeadlineExceeded" for
+// the context errors, and "validation" for a *bqerr.Error with no cause
+// (the server refused the call itself).
+func errorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "context.Canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "context.DeadlineExceeded"
+	}
+	root := err
+	for range 100 { // bounded: a cyclic Unwrap cannot hang the logger
+		var next error
+		switch u := root.(type) {
+		case interface{ Unwrap() error }:
+			next = u.Unwrap()
+		case interface{ Unwrap() []error }:
+			if es := u.Unwrap(); len(es) > 0 {
+				next = es[0]
+			}
+		}
+		if next == nil {
+			break
+		}
+		root = next
+	}
+	if _, ok := root.(*bqerr.Error); ok {
+		return "validation"
+	}
+	return fmt.Sprintf("%T", root)
 }

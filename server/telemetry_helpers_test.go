@@ -15,6 +15,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 )
 
@@ -53,8 +54,8 @@ func newFixture(t *testing.T) *fixture {
 	rec := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	logs := &syncBuffer{}
-	log := observability.NewLogger(logs, observability.LogOptions{Level: slog.LevelDebug, ProjectID: "test-project"})
-	tel, err := observability.Setup(context.Background(), observability.Options{Version: "1.2.3", MeterProvider: mp, TracerProvider: tp, Logger: log})
+	log := observability.NewLogger(logs, observability.LogOptions{Level: slog.LevelDebug, ProjectID: "test-project", Redact: bqerr.Redact})
+	tel, err := observability.Setup(context.Background(), observability.Options{Version: "1.2.3", MeterProvider: mp, TracerProvider: tp, Logger: log, Redact: bqerr.Redact})
 	if err != nil {
 		t.Fatalf("Setup: %v", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 	"github.com/bigquery-mcp/bigquery-mcp/stdio"
@@ -65,13 +66,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	if !ok {
 		return fmt.Errorf("unknown log level %q", s.logLevel)
 	}
-	log := observability.NewLogger(stderr, observability.LogOptions{Level: level, ProjectID: s.Project})
+	log := observability.NewLogger(stderr, observability.LogOptions{Level: level, ProjectID: s.Project, Redact: bqerr.Redact})
 	s.Version, s.Logger = version, log
 
 	// Metrics and traces export as OTEL_METRICS_EXPORTER /
 	// OTEL_TRACES_EXPORTER say (none by default); in stdio mode a console
 	// exporter writes to stderr, never into the protocol stream.
-	tel, err := observability.Setup(ctx, observability.Options{Version: version, Stdio: s.command == "stdio", Stderr: stderr, Logger: log})
+	tel, err := observability.Setup(ctx, observability.Options{Version: version, Stdio: s.command == "stdio", Stderr: stderr, Logger: log, Redact: bqerr.Redact})
 	if err != nil {
 		return fmt.Errorf("telemetry: %w", err)
 	}
