@@ -66,3 +66,15 @@ func TestClientAuthFlags(t *testing.T) {
 		t.Error("oauth with an explicit --auth: accepted")
 	}
 }
+
+func TestHelpNeverPrintsClientTokens(t *testing.T) {
+	s, err := parseArgs([]string{"help"}, env(map[string]string{"BIGQUERY_CLIENT_TOKENS": "very-secret-token-0123456789"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	s.usage(&b)
+	if strings.Contains(b.String(), "very-secret") || !strings.Contains(b.String(), "set (from BIGQUERY_CLIENT_TOKENS)") {
+		t.Errorf("help:\n%s", b.String())
+	}
+}

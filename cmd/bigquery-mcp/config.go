@@ -99,6 +99,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, stringKind, &clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
 	envVar(fs, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
 	envVar(fs, stringKind, &clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
+	fs.secret["client-tokens"] = true
 	envVar(fs, stringKind, &clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
 	envVar(fs, stringKind, &audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
 	envVar(fs, stringKind, &principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")

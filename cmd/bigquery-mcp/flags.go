@@ -26,11 +26,13 @@ type flagSet struct {
 	from map[string]string
 	// envBacked holds the flags declared with envVar.
 	envBacked map[string]bool
-	errs      []error
+	// secret holds flags whose values --help must never print (tokens).
+	secret map[string]bool
+	errs   []error
 }
 
 func newFlagSet(getenv func(string) string) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet("bigquery-mcp", flag.ContinueOnError), getenv: getenv, from: map[string]string{}, envBacked: map[string]bool{}}
+	fs := &flagSet{FlagSet: flag.NewFlagSet("bigquery-mcp", flag.ContinueOnError), getenv: getenv, from: map[string]string{}, envBacked: map[string]bool{}, secret: map[string]bool{}}
 	// Errors are returned, and help is printed by the caller to the stream
 	// the user asked on; the flag package prints nothing itself.
 	fs.SetOutput(io.Discard)
@@ -105,6 +107,8 @@ func (f *flagSet) printUsage(w io.Writer, head string) {
 			def = strconv.Quote(def)
 		}
 		switch src, ok := f.from[fl.Name]; {
+		case ok && f.secret[fl.Name]:
+			fmt.Fprintf(w, "; set (from %s)", src)
 		case ok:
 			fmt.Fprintf(w, "; default %s (from %s)", def, src)
 		case fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false":
