@@ -120,9 +120,6 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	return g, nil
 }
 
-// Mode is the guard's mode.
-func (g *Guard) Mode() Mode { return g.mode }
-
 // Register adds the routes the mode serves besides MCP: oauth mode's
 // protected resource metadata, at the root and (RFC 9728 §3.1) under the
 // MCP path.
