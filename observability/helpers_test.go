@@ -1,14 +1,12 @@
 package observability
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"regexp"
-	"strings"
-	"sync"
 	"testing"
+
+	"github.com/bigquery-mcp/bigquery-mcp/observability/obstest"
 
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -16,25 +14,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
-
-// syncBuffer is a bytes.Buffer safe for the concurrent writes of HTTP
-// handlers and hooks.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // fixture is a Telemetry wired to in-memory readers.
 type fixture struct {
@@ -92,135 +71,25 @@ func (f *fixture) logLines(t *testing.T) []map[string]any {
 	return parseLines(t, f.logs.String())
 }
 
-func parseLines(t *testing.T, s string) []map[string]any {
-	t.Helper()
-	var out []map[string]any
-	for line := range strings.SplitSeq(strings.TrimSpace(s), "\n") {
-		if line == "" {
-			continue
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatalf("log line is not JSON: %v\n%s", err, line)
-		}
-		out = append(out, m)
-	}
-	return out
-}
+// The metric, span and log readers are shared with the server's tests.
+type syncBuffer = obstest.SyncBuffer
 
-func get(t *testing.T, ms map[string]metricdata.Metrics, name, unit string) metricdata.Metrics {
-	t.Helper()
-	m, ok := ms[name]
-	if !ok {
-		t.Fatalf("metric %s not exported; have %v", name, keys(ms))
-	}
-	if m.Unit != unit {
-		t.Errorf("%s unit = %q, want %q", name, m.Unit, unit)
-	}
-	if m.Description == "" {
-		t.Errorf("%s has no description", name)
-	}
-	return m
-}
-
-func keys(ms map[string]metricdata.Metrics) []string {
-	var out []string
-	for k := range ms {
-		out = append(out, k)
-	}
-	return out
-}
-
-func attrString(s attribute.Set) string {
-	var b strings.Builder
-	for _, kv := range s.ToSlice() {
-		b.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + " ")
-	}
-	return b.String()
-}
-
-// sums returns a monotonic Int64 counter's points keyed by their attributes.
-func sums(t *testing.T, m metricdata.Metrics) map[string]int64 {
-	t.Helper()
-	s, ok := m.Data.(metricdata.Sum[int64])
-	if !ok {
-		t.Fatalf("%s is %T, want an int64 Sum", m.Name, m.Data)
-	}
-	if !s.IsMonotonic || s.Temporality != metricdata.CumulativeTemporality {
-		t.Errorf("%s: monotonic=%v temporality=%v, want a cumulative counter", m.Name, s.IsMonotonic, s.Temporality)
-	}
-	out := map[string]int64{}
-	for _, dp := range s.DataPoints {
-		out[attrString(dp.Attributes)] = dp.Value
-	}
-	return out
-}
-
-// hists returns a histogram's points keyed by their attributes.
-func hists(t *testing.T, m metricdata.Metrics) map[string]metricdata.HistogramDataPoint[float64] {
-	t.Helper()
-	h, ok := m.Data.(metricdata.Histogram[float64])
-	if !ok {
-		t.Fatalf("%s is %T, want a float64 Histogram", m.Name, m.Data)
-	}
-	out := map[string]metricdata.HistogramDataPoint[float64]{}
-	for _, dp := range h.DataPoints {
-		out[attrString(dp.Attributes)] = dp
-	}
-	return out
-}
-
-// gauges returns an int64 gauge's points keyed by their attributes.
-func gauges(t *testing.T, m metricdata.Metrics) map[string]int64 {
-	t.Helper()
-	g, ok := m.Data.(metricdata.Gauge[int64])
-	if !ok {
-		t.Fatalf("%s is %T, want an int64 Gauge", m.Name, m.Data)
-	}
-	out := map[string]int64{}
-	for _, dp := range g.DataPoints {
-		out[attrString(dp.Attributes)] = dp.Value
-	}
-	return out
-}
-
-// attrs renders key/value pairs the way attrString renders a set.
-func attrs(kv ...attribute.KeyValue) string { return attrString(attribute.NewSet(kv...)) }
+var (
+	parseLines = obstest.ParseLines
+	get        = obstest.Get
+	keys       = obstest.Keys
+	attrString = obstest.AttrString
+	sums       = obstest.Sums
+	hists      = obstest.Hists
+	gauges     = obstest.Gauges
+	attrs      = obstest.Attrs
+	spanAttr   = obstest.SpanAttr
+	spansNamed = obstest.SpansNamed
+)
 
 func wantPoints[V comparable](t *testing.T, name string, got, want map[string]V) {
 	t.Helper()
-	for k, w := range want {
-		if g, ok := got[k]; !ok {
-			t.Errorf("%s: no point {%s}; have %v", name, k, got)
-		} else if g != w {
-			t.Errorf("%s{%s} = %v, want %v", name, k, g, w)
-		}
-	}
-	for k, g := range got {
-		if _, ok := want[k]; !ok {
-			t.Errorf("%s: unexpected point {%s} = %v", name, k, g)
-		}
-	}
-}
-
-// spanAttr returns a span attribute's value.
-func spanAttr(s sdktrace.ReadOnlySpan, key attribute.Key) (attribute.Value, bool) {
-	for _, kv := range s.Attributes() {
-		if kv.Key == key {
-			return kv.Value, true
-		}
-	}
-	return attribute.Value{}, false
-}
-
-func spansNamed(rec *tracetest.SpanRecorder, name string) []sdktrace.ReadOnlySpan {
-	var out []sdktrace.ReadOnlySpan
-	for _, s := range rec.Ended() {
-		if s.Name() == name {
-			out = append(out, s)
-		}
-	}
-	return out
+	obstest.WantPoints(t, name, got, want)
 }
 
 // attributeSets lists the attribute sets of every data point of m.
