@@ -35,8 +35,14 @@ const encMaxSafeInt = 1 << 53
 // kept under BigQuery-style anonymous names ("f5_"). The only error is a
 // failing json.Marshaler on a value the BigQuery client does not produce.
 func EncodeRow(schema bigquery.Schema, row []bigquery.Value) (json.RawMessage, error) {
+	return encodePooled(schema, row, appendRow)
+}
+
+// encodePooled runs an append encoder on a pooled buffer and returns a copy
+// of what it wrote, so rows are encoded without a fresh buffer each time.
+func encodePooled(schema bigquery.Schema, row []bigquery.Value, appendFn func([]byte, bigquery.Schema, []bigquery.Value) ([]byte, error)) (json.RawMessage, error) {
 	bp := encBufPool.Get().(*[]byte)
-	buf, err := appendRow((*bp)[:0], schema, row)
+	buf, err := appendFn((*bp)[:0], schema, row)
 	var out json.RawMessage
 	if err == nil {
 		out = make(json.RawMessage, len(buf))
@@ -79,18 +85,7 @@ func EncodeRowAs(schema bigquery.Schema, row []bigquery.Value, f Format) (json.R
 	if f != FormatCompact {
 		return EncodeRow(schema, row)
 	}
-	bp := encBufPool.Get().(*[]byte)
-	buf, err := appendRowArray((*bp)[:0], schema, row)
-	var out json.RawMessage
-	if err == nil {
-		out = make(json.RawMessage, len(buf))
-		copy(out, buf)
-	}
-	if cap(buf) <= encMaxPooledBuf {
-		*bp = buf
-		encBufPool.Put(bp)
-	}
-	return out, err
+	return encodePooled(schema, row, appendRowArray)
 }
 
 // appendRowArray writes a row as a JSON array in schema order; on error it
