@@ -7,6 +7,7 @@ import (
 
 	"cloud.google.com/go/bigquery"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -75,9 +76,21 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
+	if s.cfg.Datasets.Enabled() {
+		// Even a dry run shows another dataset's schema and size.
+		toks, _ := lexSQL(r.sql)
+		if err := s.checkNamesBeforeDryRun(r, readNames(toks)); err != nil {
+			return nil, err
+		}
+	}
 	qs, err := s.dryRun(ctx, r)
 	if err != nil {
 		return nil, s.fail(ctx, err, r, "", "")
+	}
+	if s.cfg.Datasets.Enabled() {
+		if err := s.checkDatasets(ctx, r, qs); err != nil {
+			return nil, bqerr.From(err).WithQuery(r.sql)
+		}
 	}
 	out := &DryRunOutput{
 		Valid:            true,

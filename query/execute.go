@@ -9,6 +9,7 @@ import (
 
 	"cloud.google.com/go/bigquery"
 
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -184,10 +185,8 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 
-	if !s.cfg.AllowWrites {
-		if err := s.checkReadOnly(ctx, r); err != nil {
-			return nil, err
-		}
+	if err := s.preflight(ctx, r); err != nil {
+		return nil, err
 	}
 
 	op := s.operation(r.sql)
@@ -207,6 +206,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
 	out := &ExecuteOutput{JobID: p.job.id, Location: p.job.location}
+	s.started.Add(p.job.id, startedJob{principal: auth.CallerFrom(ctx).Principal, pending: !p.complete})
 	if !p.complete {
 		if r.wait >= r.timeout {
 			// The query's own time is up: stop the job.
@@ -223,6 +223,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
 	addStats(out, p, statementType(r.sql, p))
+	s.account(ctx, out.BytesProcessed, out.BytesBilled)
 	if s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
 	}

@@ -5,46 +5,115 @@ import (
 	"errors"
 	"fmt"
 
+	"cloud.google.com/go/bigquery"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
-// checkReadOnly refuses anything but a single SELECT before any job runs:
-// first by reading the SQL, then by asking BigQuery what the statement is.
-// The lexical guard cannot be fooled by BigQuery and BigQuery's
-// statementType cannot be fooled by clever text; each covers the other.
-// BigQuery's answer is remembered (verdicts), so asking the same query again
-// costs no dry run; the lexical guard still runs on every call.
-func (s *Service) checkReadOnly(ctx context.Context, r *request) error {
-	if err := CheckReadOnly(r.sql); err != nil {
-		reason := err.Error()
-		var v *ReadOnlyViolation
-		if errors.As(err, &v) {
-			reason = v.Reason
-			if v.Statements <= 1 && !writeKeywords[v.Keyword] {
-				// Not a recognisable write: most likely a typo ("SELEC")
-				// or unfinished SQL. BigQuery's syntax error (with line and
-				// column) helps the agent more than "read-only"; a dry run
-				// never executes anything.
-				if _, derr := s.dryRun(ctx, r); derr != nil {
-					return s.fail(ctx, derr, r, "", "")
-				}
+// preflight runs every check a statement must pass before its job starts,
+// at the cost of at most one dry run, and none when nothing needs one:
+//
+//   - read-only: first by reading the SQL, then by asking BigQuery what the
+//     statement is. The lexical guard cannot be fooled by BigQuery and
+//     BigQuery's statementType cannot be fooled by clever text; each covers
+//     the other.
+//   - the dataset allowlist (allow.go), against the tables the dry run
+//     reports.
+//   - the bytes budget and the confirmation threshold, against the dry
+//     run's estimate.
+//
+// BigQuery's statement type and tables are remembered (verdicts), so the
+// same query asked again costs no dry run unless a budget or confirmation
+// needs a fresh estimate; the lexical checks run on every call.
+func (s *Service) preflight(ctx context.Context, r *request) error {
+	if !s.cfg.AllowWrites {
+		if err := s.checkReadOnlyText(ctx, r); err != nil {
+			return err
+		}
+	}
+	if s.cfg.Datasets.Enabled() {
+		toks, _ := lexSQL(r.sql)
+		if err := s.checkNamesBeforeDryRun(r, readNames(toks)); err != nil {
+			return err
+		}
+	}
+	v, known := s.verdicts.get(r)
+	estimate := s.cfg.Budget.Limited() || s.cfg.ConfirmAboveBytes > 0
+	needDryRun := estimate ||
+		(!s.cfg.AllowWrites && !known) ||
+		(s.cfg.Datasets.Enabled() && !(known && v.datasetsAllowed))
+	if !needDryRun {
+		return s.checkStatementType(r, v.statementType)
+	}
+	stats, err := s.dryRun(ctx, r)
+	if err != nil {
+		return s.fail(ctx, err, r, "", "")
+	}
+	v = verdict{statementType: stats.StatementType}
+	if err := s.checkStatementType(r, v.statementType); err != nil {
+		return err
+	}
+	if s.cfg.Datasets.Enabled() {
+		if err := s.checkDatasets(ctx, r, stats); err != nil {
+			return bqerr.From(err).WithQuery(r.sql)
+		}
+		v.datasetsAllowed = allAllowed(s, stats)
+	}
+	s.verdicts.add(r, v)
+	if !estimate {
+		return nil
+	}
+	if err := s.cfg.Budget.Check(auth.CallerFrom(ctx).Principal, stats.TotalBytesProcessed); err != nil {
+		return bqerr.From(err).WithQuery(r.sql)
+	}
+	return s.confirm(ctx, stats.TotalBytesProcessed)
+}
+
+// allAllowed reports whether BigQuery listed tables and every one of them
+// is in an allowed dataset.
+func allAllowed(s *Service, stats *bigquery.QueryStatistics) bool {
+	if len(stats.ReferencedTables) == 0 {
+		return false
+	}
+	for _, t := range stats.ReferencedTables {
+		if !s.cfg.Datasets.Allows(t.ProjectID, t.DatasetID) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkReadOnlyText is the lexical half of the read-only gate: anything
+// but a single SELECT is refused without a round trip.
+func (s *Service) checkReadOnlyText(ctx context.Context, r *request) error {
+	err := CheckReadOnly(r.sql)
+	if err == nil {
+		return nil
+	}
+	reason := err.Error()
+	var v *ReadOnlyViolation
+	if errors.As(err, &v) {
+		reason = v.Reason
+		if v.Statements <= 1 && !writeKeywords[v.Keyword] {
+			// Not a recognisable write: most likely a typo ("SELEC")
+			// or unfinished SQL. BigQuery's syntax error (with line and
+			// column) helps the agent more than "read-only"; a dry run
+			// never executes anything.
+			if _, derr := s.dryRun(ctx, r); derr != nil {
+				return s.fail(ctx, derr, r, "", "")
 			}
 		}
-		return readOnlyError(reason, r.sql)
 	}
-	st, known := s.verdicts.get(r)
-	if !known {
-		stats, err := s.dryRun(ctx, r)
-		if err != nil {
-			return s.fail(ctx, err, r, "", "")
-		}
-		st = stats.StatementType
-		s.verdicts.add(r, st)
+	return readOnlyError(reason, r.sql)
+}
+
+// checkStatementType is BigQuery's half of the read-only gate.
+func (s *Service) checkStatementType(r *request, st string) error {
+	if s.cfg.AllowWrites || st == "" || st == "SELECT" {
+		return nil
 	}
-	if st != "" && st != "SELECT" {
-		return readOnlyError(fmt.Sprintf("BigQuery reports a %s statement", st), r.sql)
-	}
-	return nil
+	return readOnlyError(fmt.Sprintf("BigQuery reports a %s statement", st), r.sql)
 }
 
 // writeKeywords start statements that are refused without a round trip.

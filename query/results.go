@@ -10,6 +10,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -50,6 +51,9 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait+s.cfg.QueryTimeout)
 	defer cancel()
+	if err := s.checkJobDatasets(ctx, id, loc); err != nil {
+		return nil, err
+	}
 	job := jobHandle{id: id, location: loc}
 	until := start.Add(wait)
 	ms, _ := pollTimeout(ctx, until)
@@ -72,6 +76,12 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		return nil, bqerr.From(err).WithJobID(id)
 	}
 	addStats(out, p, "")
+	if j, ok := s.started.Get(id); ok && j.pending {
+		// The job outlived the call that started it: count it now, by
+		// what it processed (getQueryResults does not report billing).
+		s.started.Add(id, startedJob{principal: j.principal})
+		s.cfg.Budget.Add(j.principal, governance.Usage{Jobs: 1, BytesProcessed: p.bytesProcessed, BytesBilled: max(p.bytesBilled, p.bytesProcessed)})
+	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
 }

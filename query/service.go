@@ -22,9 +22,11 @@ import (
 
 	"cloud.google.com/go/bigquery"
 	"github.com/google/uuid"
+	"github.com/hashicorp/golang-lru/v2/expirable"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -56,7 +58,19 @@ type Config struct {
 	// job (waitSeconds); the job itself may run on until its timeout. The
 	// default wait is the smaller of this and 45 s.
 	MaxWait time.Duration
+	// Datasets (--datasets) is the dataset allowlist; nil allows all.
+	Datasets *governance.Allowlist
+	// Budget keeps each caller's spending and limits (--max-bytes-per-*);
+	// nil counts nothing.
+	Budget *governance.Budget
+	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
+	// process more waits for the user's approval. Zero: never ask.
+	ConfirmAboveBytes int64
 }
+
+// viewTablesTTL is how long the tables under a view are remembered for the
+// dataset allowlist.
+const viewTablesTTL = 5 * time.Minute
 
 // Service runs queries.
 type Service struct {
@@ -73,6 +87,12 @@ type Service struct {
 	log   *slog.Logger
 	// verdicts remembers BigQuery's read-only verdicts.
 	verdicts *verdicts
+	// catalog and views serve the dataset allowlist's questions about
+	// views (allow.go).
+	catalog Catalog
+	views   *expirable.LRU[tableRef, []tableRef]
+	// started remembers the jobs this server started (allow.go).
+	started *expirable.LRU[string, startedJob]
 	// newRequestID picks the jobs.query requestId before the first attempt
 	// so that a retried request can never start a second job.
 	newRequestID func() string
@@ -96,8 +116,13 @@ func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Exec
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = defaultWait
 	}
-	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), newRequestID: uuid.NewString}
+	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), started: newStartedJobs(), newRequestID: uuid.NewString}
 }
+
+// SetCatalog gives the dataset allowlist the cached metadata it needs to
+// let authorized views through (allow.go). Without one, a query that
+// reads tables outside the allowlist is refused even through a view.
+func (s *Service) SetCatalog(c Catalog) { s.catalog = c }
 
 // fail maps err for the agent and, when the query's deadline or the
 // client's cancellation ended the call, stops the job too: a query nobody

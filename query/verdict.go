@@ -11,17 +11,26 @@ import (
 // are hashes, so the cache's memory does not grow with the SQL's length.
 const verdictCacheSize = 4096
 
-// verdicts remembers the statement type BigQuery's dry run reported for a
-// query, so the same query asked again runs without a dry run first. The
-// statement type depends only on the SQL text, the default dataset that
+// verdicts remembers what BigQuery's dry run said of a query, so the same
+// query asked again runs without a dry run first. The statement type and
+// the tables read depend only on the SQL text, the default dataset that
 // resolves its names and the parameters' types, which together make the
-// key; values never change it.
+// key; values never change them.
 type verdicts struct {
-	cache *lru.Cache[[sha256.Size]byte, string]
+	cache *lru.Cache[[sha256.Size]byte, verdict]
+}
+
+// verdict is what a dry run settled about a query.
+type verdict struct {
+	statementType string
+	// datasetsAllowed is set when every table BigQuery reported is in an
+	// allowed dataset. A query read through an authorized view is checked
+	// again each time: its answer rests on metadata that can change.
+	datasetsAllowed bool
 }
 
 func newVerdicts() *verdicts {
-	c, err := lru.New[[sha256.Size]byte, string](verdictCacheSize)
+	c, err := lru.New[[sha256.Size]byte, verdict](verdictCacheSize)
 	if err != nil {
 		panic(err) // only for a non-positive size
 	}
@@ -46,6 +55,6 @@ func verdictKey(r *request) [sha256.Size]byte {
 	return k
 }
 
-func (v *verdicts) get(r *request) (string, bool) { return v.cache.Get(verdictKey(r)) }
+func (v *verdicts) get(r *request) (verdict, bool) { return v.cache.Get(verdictKey(r)) }
 
-func (v *verdicts) add(r *request, statementType string) { v.cache.Add(verdictKey(r), statementType) }
+func (v *verdicts) add(r *request, vd verdict) { v.cache.Add(verdictKey(r), vd) }

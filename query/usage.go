@@ -1,0 +1,44 @@
+package query
+
+import (
+	"context"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+)
+
+// UsageInput is the usage tool's input (none).
+type UsageInput struct{}
+
+// UsageOutput is what the caller's queries cost on this server instance.
+type UsageOutput struct {
+	governance.Report
+	// SessionCostUSD and TodayCostUSD price the bytes billed on demand.
+	SessionCostUSD float64 `json:"sessionCostUSD"`
+	TodayCostUSD   float64 `json:"todayCostUSD"`
+	PricePerTiBUSD float64 `json:"pricePerTiBUSD"`
+	// Scope says whose spending this is and where it is kept.
+	Scope string `json:"scope"`
+}
+
+// Usage reports the calling principal's jobs, bytes and budget.
+func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error) {
+	p := auth.CallerFrom(ctx).Principal
+	r := s.cfg.Budget.Report(p)
+	scope := "this server process"
+	if p != "" {
+		scope = p + " on this server instance"
+	}
+	return &UsageOutput{
+		Report:         r,
+		SessionCostUSD: Cost(r.Session.BytesBilled, s.cfg.PricePerTiB),
+		TodayCostUSD:   Cost(r.Today.BytesBilled, s.cfg.PricePerTiB),
+		PricePerTiBUSD: s.cfg.PricePerTiB,
+		Scope:          scope,
+	}, nil
+}
+
+// account records a finished job against the caller.
+func (s *Service) account(ctx context.Context, bytesProcessed, bytesBilled int64) {
+	s.cfg.Budget.Add(auth.CallerFrom(ctx).Principal, governance.Usage{Jobs: 1, BytesProcessed: bytesProcessed, BytesBilled: bytesBilled})
+}
