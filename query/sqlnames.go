@@ -20,7 +20,7 @@ type sqlNames struct {
 	functions [][]string
 	// infoSchema are paths that contain INFORMATION_SCHEMA, anywhere.
 	infoSchema [][]string
-	// external is set when EXTERNAL_QUERY is called.
+	// external is set when EXTERNAL_QUERY is named.
 	external bool
 	// words holds every identifier and identifier part, lower-cased.
 	words map[string]bool
@@ -49,6 +49,8 @@ func readNames(toks []sqlToken) *sqlNames {
 			}
 		}
 	}
+	// Any mention counts, wherever the parser below would look.
+	n.external = n.words["external_query"]
 	var parens []string
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
@@ -71,8 +73,6 @@ func readNames(toks []sqlToken) *sqlNames {
 		}
 		kw := strings.ToUpper(t.text)
 		switch {
-		case kw == "EXTERNAL_QUERY":
-			n.external = true
 		case kw == "AS" && i+1 < len(toks) && toks[i+1].isPunct('(') && i > 0:
 			// "name AS (" defines a CTE (WITH a AS (…), b AS (…)).
 			if prev := toks[i-1]; prev.kind == tokWord || prev.kind == tokQuotedIdent {

@@ -1,0 +1,66 @@
+package governance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+func TestBudgetPerPrincipalAndDay(t *testing.T) {
+	now := time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC)
+	b := NewBudget(300, 100)
+	b.now = func() time.Time { return now }
+	b.Add("alice", Usage{Jobs: 1, BytesProcessed: 80, BytesBilled: 80})
+	if err := b.Check("alice", 30); err == nil {
+		t.Error("alice passed her daily budget")
+	} else if e, _ := bqerr.As(err); e.Code != bqerr.ResourceExhausted {
+		t.Errorf("Check = %v, want RESOURCE_EXHAUSTED", err)
+	}
+	if err := b.Check("bob", 100); err != nil {
+		t.Errorf("bob is charged for alice: %v", err)
+	}
+	now = now.Add(2 * time.Hour) // the next UTC day
+	if err := b.Check("alice", 100); err != nil {
+		t.Errorf("a new day did not reset the daily budget: %v", err)
+	}
+	b.Add("alice", Usage{Jobs: 1, BytesBilled: 100})
+	b.Add("alice", Usage{Jobs: 1, BytesBilled: 0})
+	r := b.Report("alice")
+	if r.Session.Jobs != 3 || r.Session.BytesBilled != 180 || r.Today.BytesBilled != 100 || r.Left == nil || *r.Left != 0 {
+		t.Errorf("report = %+v", r)
+	}
+	// The session limit binds once days stop doing so.
+	now = now.Add(24 * time.Hour)
+	if left, _ := b.Left("alice"); left != 100 {
+		t.Errorf("left = %d, want 100 (the day's limit)", left)
+	}
+	b.Add("alice", Usage{BytesBilled: 90})
+	if left, _ := b.Left("alice"); left != 10 {
+		t.Errorf("left = %d, want 10", left)
+	}
+}
+
+func TestUnlimitedBudgetCountsOnly(t *testing.T) {
+	b := NewBudget(0, 0)
+	b.Add("", Usage{Jobs: 1, BytesBilled: 1 << 40})
+	if b.Limited() || b.Check("", 1<<50) != nil {
+		t.Error("an unlimited budget refused a query")
+	}
+	if r := b.Report(""); r.Session.Jobs != 1 || r.Left != nil {
+		t.Errorf("report = %+v", r)
+	}
+	var none *Budget
+	none.Add("", Usage{Jobs: 1})
+	if none.Check("", 1) != nil || none.Report("").Session.Jobs != 0 {
+		t.Error("a nil budget must count and refuse nothing")
+	}
+}
+
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 10 << 30: "10.0 GiB", 3 << 40: "3.0 TiB"} {
+		if got := FormatBytes(n); got != want {
+			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -1,0 +1,448 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+)
+
+// plan is what the fake's dry run says of one SQL text.
+type plan struct {
+	statementType string
+	tables        []string // project.dataset.table
+	bytes         int64
+}
+
+// planBigQuery answers dry runs (jobs.insert with dryRun) from plans keyed
+// by SQL text, as BigQuery does: statementType, referencedTables (views
+// resolved to the tables under them) and the bytes estimate. jobs.query
+// runs complete at once, billing the plan's bytes; jobs.get answers for
+// foreign jobs. It counts dry runs and real jobs separately.
+type planBigQuery struct {
+	t     *testing.T
+	plans map[string]plan
+
+	mu      sync.Mutex
+	dryRuns int
+	queries int
+	gets    int
+	// jobs are jobs.get answers by job ID (jobs this fake did not start).
+	jobs map[string]plan
+}
+
+func (f *planBigQuery) counts() (dryRuns, queries, gets int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.dryRuns, f.queries, f.gets
+}
+
+func (f *planBigQuery) plan(sql string) plan {
+	p, ok := f.plans[sql]
+	if !ok {
+		p = plan{statementType: "SELECT"}
+	}
+	return p
+}
+
+func tableRefs(names []string) []*bq.TableReference {
+	var refs []*bq.TableReference
+	for _, n := range names {
+		i, j := strings.Index(n, "."), strings.LastIndex(n, ".")
+		refs = append(refs, &bq.TableReference{ProjectId: n[:i], DatasetId: n[i+1 : j], TableId: n[j+1:]})
+	}
+	return refs
+}
+
+func (f *planBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch path := r.URL.Path; {
+	case r.Method == http.MethodPost && path == "/projects/p/jobs":
+		var job bq.Job
+		if err := json.NewDecoder(r.Body).Decode(&job); err != nil || !job.Configuration.DryRun {
+			f.t.Errorf("plan bigquery: a job was inserted that is not a dry run")
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "not a dry run"))
+			return
+		}
+		f.mu.Lock()
+		f.dryRuns++
+		f.mu.Unlock()
+		p := f.plan(job.Configuration.Query.Query)
+		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
+		job.Status = &bq.JobStatus{State: "DONE"}
+		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: p.bytes, Query: &bq.JobStatistics2{
+			StatementType: p.statementType, ReferencedTables: tableRefs(p.tables), TotalBytesProcessed: p.bytes,
+		}}
+		writeJSON(w, http.StatusOK, &job)
+	case r.Method == http.MethodPost && path == "/projects/p/queries":
+		var req bq.QueryRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		f.mu.Lock()
+		f.queries++
+		n := f.queries
+		f.mu.Unlock()
+		p := f.plan(req.Query)
+		writeJSON(w, http.StatusOK, &bq.QueryResponse{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: fmt.Sprintf("job_%d", n), Location: "US"},
+			JobComplete:  true, TotalRows: 1, TotalBytesProcessed: p.bytes, TotalBytesBilled: p.bytes,
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
+			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
+		})
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
+		id := strings.TrimPrefix(path, "/projects/p/jobs/")
+		f.mu.Lock()
+		f.gets++
+		p, ok := f.jobs[id]
+		f.mu.Unlock()
+		if !ok {
+			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:"+id))
+			return
+		}
+		writeJSON(w, http.StatusOK, &bq.Job{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"},
+			Status:       &bq.JobStatus{State: "DONE"},
+			Statistics: &bq.JobStatistics{Query: &bq.JobStatistics2{
+				StatementType: p.statementType, ReferencedTables: tableRefs(p.tables),
+			}},
+		})
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
+		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: strings.TrimPrefix(path, "/projects/p/queries/"), Location: "US"},
+			JobComplete:  true, TotalRows: 1,
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
+			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
+		})
+	default:
+		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+	}
+}
+
+// fakeCatalog is the cached metadata the allowlist consults.
+type fakeCatalog struct {
+	types    map[string]string // project.dataset.table -> type
+	datasets []string
+}
+
+func (c fakeCatalog) TableType(_ context.Context, project, dataset, table string) (string, error) {
+	if t, ok := c.types[project+"."+dataset+"."+table]; ok {
+		return t, nil
+	}
+	return "", bqerr.New(bqerr.NotFound, "not found")
+}
+
+func (c fakeCatalog) Datasets(context.Context, string) ([]string, error) { return c.datasets, nil }
+
+// The warehouse of the corpus: sales and mkt_* are allowed. sales.v_orders
+// is an authorized view over secret.orders; hr.v_all, outside the
+// allowlist, reads the same table.
+func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (*Service, *planBigQuery) {
+	t.Helper()
+	fake := &planBigQuery{t: t, plans: plans, jobs: map[string]plan{}}
+	s := newSlowService(t, fake)
+	allow, err := governance.ParseAllowlist("sales,mkt_*", "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cfg.AllowWrites = allowWrites
+	s.cfg.Datasets = allow
+	s.cfg.Budget = governance.NewBudget(0, 0)
+	s.SetCatalog(fakeCatalog{
+		types: map[string]string{
+			"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
+		},
+		datasets: []string{"sales", "mkt_eu", "secret", "hr"},
+	})
+	return s, fake
+}
+
+// corpusPlans are the dry-run answers for the corpus' statements.
+var corpusPlans = map[string]plan{
+	"SELECT * FROM sales.orders":                             {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM `p.sales.orders`":                         {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM mkt_eu.clicks":                            {"SELECT", []string{"p.mkt_eu.clicks"}, 100},
+	"SELECT * FROM sales.v_orders":                           {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM `p.sales.v_orders`":                       {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT o.id FROM sales.v_orders AS o, o.items":          {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM p.sales.events_*":                         {"SELECT", []string{"p.sales.events_2024"}, 100},
+	"SELECT table_name FROM sales.INFORMATION_SCHEMA.TABLES": {"SELECT", nil, 0},
+	"SELECT 1": {"SELECT", nil, 0},
+	"SELECT EXTRACT(YEAR FROM CURRENT_DATE())":                                   {"SELECT", nil, 0},
+	"WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x":                     {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM orders":                                                       {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM secret.orders":                                                {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM `p.secret.orders`":                                            {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM `p`.`secret`.`orders`":                                        {"SELECT", []string{"p.secret.orders"}, 100},
+	"select * from SECRET.orders":                                                {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM sales.orders o JOIN secret.orders s ON o.id = s.id":           {"SELECT", []string{"p.sales.orders", "p.secret.orders"}, 100},
+	"SELECT * FROM sales.orders WHERE id IN (SELECT id FROM secret.orders)":      {"SELECT", []string{"p.sales.orders", "p.secret.orders"}, 100},
+	"WITH s AS (SELECT * FROM secret.orders) SELECT * FROM s":                    {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM sales.orders, secret.orders":                                  {"SELECT", []string{"p.sales.orders", "p.secret.orders"}, 100},
+	"SELECT * FROM secret.orders_*":                                              {"SELECT", []string{"p.secret.orders_1"}, 100},
+	"SELECT * FROM sales.v_orders UNION ALL SELECT * FROM secret.orders":         {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM sales.v_orders UNION ALL SELECT * FROM `p.secret.orders`":     {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM sales.v_orders UNION ALL SELECT * FROM hr.v_all":              {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM sales.v_orders, hr.fn(1)":                                     {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM `other-proj.sales.orders`":                                    {"SELECT", []string{"other-proj.sales.orders"}, 100},
+	"SELECT * FROM other-proj.secret.orders":                                     {"SELECT", []string{"other-proj.secret.orders"}, 100},
+	"SELECT * FROM sales.orders /* reads nothing else */":                        {"SELECT", nil, 100},
+	"SELECT * FROM `region-us`.INFORMATION_SCHEMA.TABLES":                        {"SELECT", nil, 0},
+	"SELECT * FROM p.`region-us`.INFORMATION_SCHEMA.JOBS":                        {"SELECT", nil, 0},
+	"SELECT * FROM secret.INFORMATION_SCHEMA.COLUMNS":                            {"SELECT", nil, 0},
+	"SELECT * FROM INFORMATION_SCHEMA.SCHEMATA":                                  {"SELECT", nil, 0},
+	"SELECT * FROM EXTERNAL_QUERY('p.us.conn', 'SELECT * FROM customers')":       {"SELECT", nil, 0},
+	"DECLARE n INT64; SET n = (SELECT COUNT(*) FROM secret.orders); SELECT n":    {"SCRIPT", nil, 100},
+	"INSERT INTO sales.copy SELECT * FROM secret.orders":                         {"INSERT", []string{"p.secret.orders", "p.sales.copy"}, 100},
+	"CREATE TABLE sales.copy AS SELECT * FROM sales.v_orders JOIN hr.v_all ON 1": {"CREATE_TABLE_AS_SELECT", []string{"p.secret.orders"}, 100},
+}
+
+// TestDatasetAllowlistCorpus: no form of reading a table outside the
+// allowlist gets a job (zero jobs.query at the fake), while allowed reads,
+// authorized views included, run.
+func TestDatasetAllowlistCorpus(t *testing.T) {
+	for _, tc := range []struct {
+		sql            string
+		defaultDataset string
+		writes         bool
+		allowed        bool
+		// noDryRun: refused from the text alone, before any request.
+		noDryRun bool
+	}{
+		{sql: "SELECT * FROM sales.orders", allowed: true},
+		{sql: "SELECT * FROM `p.sales.orders`", allowed: true},
+		{sql: "SELECT * FROM mkt_eu.clicks", allowed: true},
+		{sql: "SELECT * FROM sales.v_orders", allowed: true},
+		{sql: "SELECT * FROM `p.sales.v_orders`", allowed: true},
+		{sql: "SELECT o.id FROM sales.v_orders AS o, o.items", allowed: true},
+		{sql: "SELECT * FROM p.sales.events_*", allowed: true},
+		{sql: "SELECT table_name FROM sales.INFORMATION_SCHEMA.TABLES", allowed: true},
+		{sql: "SELECT 1", allowed: true},
+		{sql: "SELECT EXTRACT(YEAR FROM CURRENT_DATE())", allowed: true},
+		{sql: "WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x", allowed: true},
+		{sql: "SELECT * FROM orders", defaultDataset: "sales", allowed: true},
+
+		{sql: "SELECT * FROM secret.orders"},
+		{sql: "SELECT * FROM `p.secret.orders`"},
+		{sql: "SELECT * FROM `p`.`secret`.`orders`"},
+		{sql: "select * from SECRET.orders"},
+		{sql: "SELECT * FROM sales.orders o JOIN secret.orders s ON o.id = s.id"},
+		{sql: "SELECT * FROM sales.orders WHERE id IN (SELECT id FROM secret.orders)"},
+		{sql: "WITH s AS (SELECT * FROM secret.orders) SELECT * FROM s"},
+		{sql: "SELECT * FROM sales.orders, secret.orders"},
+		{sql: "SELECT * FROM secret.orders_*"},
+		{sql: "SELECT * FROM orders", defaultDataset: "secret", noDryRun: true},
+		{sql: "SELECT * FROM orders", defaultDataset: "p.secret", noDryRun: true},
+		// The authorized view is named, but so is the table under it, or
+		// another dataset's view over the same table.
+		{sql: "SELECT * FROM sales.v_orders UNION ALL SELECT * FROM secret.orders"},
+		{sql: "SELECT * FROM sales.v_orders UNION ALL SELECT * FROM `p.secret.orders`"},
+		{sql: "SELECT * FROM sales.v_orders UNION ALL SELECT * FROM hr.v_all"},
+		{sql: "SELECT * FROM sales.v_orders, hr.fn(1)"},
+		{sql: "SELECT * FROM `other-proj.sales.orders`"},
+		{sql: "SELECT * FROM other-proj.secret.orders"},
+		// BigQuery listing no table for a query that names one: fail closed.
+		{sql: "SELECT * FROM sales.orders /* reads nothing else */"},
+		{sql: "SELECT * FROM `region-us`.INFORMATION_SCHEMA.TABLES", noDryRun: true},
+		{sql: "SELECT * FROM p.`region-us`.INFORMATION_SCHEMA.JOBS", noDryRun: true},
+		{sql: "SELECT * FROM secret.INFORMATION_SCHEMA.COLUMNS", noDryRun: true},
+		{sql: "SELECT * FROM INFORMATION_SCHEMA.SCHEMATA", noDryRun: true},
+		{sql: "SELECT * FROM EXTERNAL_QUERY('p.us.conn', 'SELECT * FROM customers')", noDryRun: true},
+		// With writes on: a script's tables are not all listed; DML and
+		// DDL read like any query.
+		{sql: "DECLARE n INT64; SET n = (SELECT COUNT(*) FROM secret.orders); SELECT n", writes: true},
+		{sql: "INSERT INTO sales.copy SELECT * FROM secret.orders", writes: true},
+		{sql: "CREATE TABLE sales.copy AS SELECT * FROM sales.v_orders JOIN hr.v_all ON 1", writes: true},
+	} {
+		t.Run(tc.sql, func(t *testing.T) {
+			s, fake := newGovernedService(t, corpusPlans, tc.writes)
+			ctx := context.Background()
+			_, err := s.Execute(ctx, ExecuteInput{SQL: tc.sql, DefaultDataset: tc.defaultDataset})
+			dryRuns, queries, _ := fake.counts()
+			if tc.allowed {
+				if err != nil {
+					t.Fatalf("Execute refused an allowed read: %v", err)
+				}
+				if queries != 1 {
+					t.Errorf("%d jobs.query requests, want 1", queries)
+				}
+				// dry_run_sql agrees.
+				if _, err := s.DryRun(ctx, DryRunInput{SQL: tc.sql, DefaultDataset: tc.defaultDataset}); err != nil {
+					t.Errorf("DryRun refused an allowed read: %v", err)
+				}
+				return
+			}
+			e, ok := bqerr.As(err)
+			if !ok || e.Code != bqerr.PermissionDenied {
+				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+			}
+			if !strings.Contains(e.Hint, "p.sales, p.mkt_*") && !strings.Contains(e.Hint, "allowlist") && !strings.Contains(e.Hint, "p.sales") {
+				t.Errorf("hint %q does not name the allowed datasets", e.Hint)
+			}
+			if queries != 0 {
+				t.Errorf("%d jobs.query requests reached BigQuery for a refused read", queries)
+			}
+			if tc.noDryRun && dryRuns != 0 {
+				t.Errorf("%d dry runs for a read the text alone refuses", dryRuns)
+			}
+			if _, err := s.DryRun(ctx, DryRunInput{SQL: tc.sql, DefaultDataset: tc.defaultDataset}); err == nil {
+				t.Errorf("DryRun accepted a read outside the allowlist")
+			}
+			if _, _, q := fake.counts(); q != 0 {
+				t.Errorf("jobs.get requests: %d", q)
+			}
+		})
+	}
+}
+
+// TestAllowlistVerdictIsRemembered: an allowed query costs a dry run the
+// first time only; a read through an authorized view is checked each time.
+func TestAllowlistVerdictIsRemembered(t *testing.T) {
+	s, fake := newGovernedService(t, corpusPlans, false)
+	ctx := context.Background()
+	for range 3 {
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d, q, _ := fake.counts(); d != 1 || q != 3 {
+		t.Errorf("dry runs, queries = %d, %d; want 1, 3", d, q)
+	}
+	for range 2 {
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.v_orders"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two query dry runs and one of the view itself (remembered).
+	if d, q, _ := fake.counts(); d != 1+2+1 || q != 5 {
+		t.Errorf("dry runs, queries = %d, %d; want 4, 5", d, q)
+	}
+}
+
+// TestAuthorizedViewNeedsCatalog: without metadata to tell a view from a
+// table, a read of tables outside the allowlist is refused.
+func TestAuthorizedViewNeedsCatalog(t *testing.T) {
+	s, _ := newGovernedService(t, corpusPlans, false)
+	s.catalog = nil
+	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.v_orders"})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+	}
+}
+
+// TestGetResultsOfForeignJobs: results of a job this server did not start
+// are read only when BigQuery lists its tables and all are allowed.
+func TestGetResultsOfForeignJobs(t *testing.T) {
+	s, fake := newGovernedService(t, corpusPlans, false)
+	fake.jobs["mine_elsewhere"] = plan{statementType: "SELECT", tables: []string{"p.sales.orders"}}
+	fake.jobs["secret_job"] = plan{statementType: "SELECT", tables: []string{"p.secret.orders"}}
+	fake.jobs["unlisted_job"] = plan{statementType: "SELECT"}
+	ctx := context.Background()
+	if _, err := s.GetResults(ctx, GetResultsInput{JobID: "mine_elsewhere"}); err != nil {
+		t.Errorf("allowed foreign job: %v", err)
+	}
+	for _, id := range []string{"secret_job", "unlisted_job"} {
+		_, err := s.GetResults(ctx, GetResultsInput{JobID: id})
+		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+			t.Errorf("%s: GetResults = %v, want PERMISSION_DENIED", id, err)
+		}
+	}
+	// A job this server started (through an authorized view) is read
+	// without asking BigQuery about it again.
+	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.v_orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, before := fake.counts()
+	if _, err := s.GetResults(ctx, GetResultsInput{JobID: out.JobID}); err != nil {
+		t.Errorf("own job: %v", err)
+	}
+	if _, _, after := fake.counts(); after != before {
+		t.Errorf("reading an own job's results made %d jobs.get requests", after-before)
+	}
+}
+
+// TestBytesBudget: a query whose estimate passes what is left is refused
+// before it runs; bytes billed are counted from the job's statistics.
+func TestBytesBudget(t *testing.T) {
+	const mb = 1 << 20
+	plans := map[string]plan{
+		"SELECT a FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 60 * mb},
+		"SELECT b FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 30 * mb},
+	}
+	s, fake := newGovernedService(t, plans, false)
+	s.cfg.Budget = governance.NewBudget(100*mb, 0)
+	ctx := context.Background()
+	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"}); err != nil {
+		t.Fatalf("first query: %v", err)
+	}
+	_, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"})
+	e, ok := bqerr.As(err)
+	if !ok || e.Code != bqerr.ResourceExhausted || e.Retryable {
+		t.Fatalf("second query = %v, want RESOURCE_EXHAUSTED, not retryable", err)
+	}
+	if !strings.Contains(e.Message, "60.0 MiB") || !strings.Contains(e.Message, "40.0 MiB is left") || e.Hint == "" {
+		t.Errorf("error %q (hint %q) does not give the estimate and what is left", e.Message, e.Hint)
+	}
+	if _, q, _ := fake.counts(); q != 1 {
+		t.Errorf("%d jobs.query requests, want 1 (the refused query must not run)", q)
+	}
+	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT b FROM sales.orders"}); err != nil {
+		t.Fatalf("a query within what is left: %v", err)
+	}
+	u, err := s.Usage(ctx, UsageInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Session.Jobs != 2 || u.Session.BytesBilled != 90*mb || u.Left == nil || *u.Left != 10*mb {
+		t.Errorf("usage = %+v, want 2 jobs, 90 MiB billed, 10 MiB left", u)
+	}
+}
+
+// TestConfirmationAboveThreshold: a query above --confirm-above-bytes asks
+// first and runs only on accept.
+func TestConfirmationAboveThreshold(t *testing.T) {
+	const gb = 1 << 30
+	plans := map[string]plan{
+		"SELECT * FROM sales.big":   {"SELECT", []string{"p.sales.big"}, 2 * gb},
+		"SELECT * FROM sales.small": {"SELECT", []string{"p.sales.small"}, gb / 2},
+	}
+	s, fake := newGovernedService(t, plans, false)
+	s.cfg.ConfirmAboveBytes = gb
+	s.cfg.PricePerTiB = 6.25
+	ctx := context.Background()
+
+	_, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.big"})
+	var need *ConfirmationRequired
+	if !errors.As(err, &need) || need.Bytes != 2*gb || need.Threshold != gb {
+		t.Fatalf("Execute = %v, want ConfirmationRequired for 2 GiB", err)
+	}
+	if !strings.Contains(need.Message(), "2.0 GiB") || !strings.Contains(need.Message(), "$0.01") {
+		t.Errorf("message %q lacks the bytes and the cost", need.Message())
+	}
+	if e := need.AsError(); e.Code != bqerr.ResourceExhausted || e.Hint == "" {
+		t.Errorf("AsError = %+v, want RESOURCE_EXHAUSTED with a hint", e)
+	}
+	_, err = s.Execute(WithAnswer(ctx, Declined), ExecuteInput{SQL: "SELECT * FROM sales.big"})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+		t.Fatalf("declined: Execute = %v, want PERMISSION_DENIED", err)
+	}
+	if _, q, _ := fake.counts(); q != 0 {
+		t.Fatalf("%d jobs ran before the user accepted", q)
+	}
+	if _, err := s.Execute(WithAnswer(ctx, Accepted), ExecuteInput{SQL: "SELECT * FROM sales.big"}); err != nil {
+		t.Fatalf("accepted: %v", err)
+	}
+	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.small"}); err != nil {
+		t.Fatalf("below the threshold: %v", err)
+	}
+	if _, q, _ := fake.counts(); q != 2 {
+		t.Errorf("%d jobs ran, want 2", q)
+	}
+}
