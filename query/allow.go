@@ -275,7 +275,7 @@ func (s *Service) checkJobDatasets(ctx context.Context, id, loc string) error {
 	if _, ok := s.started.Get(id); ok {
 		return nil
 	}
-	_, status, err := s.job(ctx, id, loc)
+	_, status, _, err := s.findJob(ctx, id, loc)
 	if err != nil {
 		return err
 	}

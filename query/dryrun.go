@@ -9,13 +9,19 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
 // dryRun asks BigQuery to validate and plan the query without running it.
+// A dry run creates no job, but it carries the call's labels like every
+// job request, and runs where the job would. BigQuery names the location
+// it planned the query for, which becomes r's location when none was set.
 func (s *Service) dryRun(ctx context.Context, r *request) (*bigquery.QueryStatistics, error) {
 	q := s.newQuery(r)
 	q.DryRun = true
+	q.Location = s.jobLocation(ctx, r)
+	q.Labels = governance.JobLabels(ctx)
 	var job *bigquery.Job
 	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
@@ -24,6 +30,9 @@ func (s *Service) dryRun(ctx context.Context, r *request) (*bigquery.QueryStatis
 	})
 	if err != nil {
 		return nil, err
+	}
+	if loc := job.Location(); loc != "" {
+		r.location = loc
 	}
 	st := job.LastStatus()
 	if st == nil || st.Statistics == nil {
@@ -64,8 +73,10 @@ type DryRunOutput struct {
 	// SchemaTruncated says Schema was cut to stay small (Note says how).
 	SchemaTruncated bool `json:"schemaTruncated,omitempty"`
 	// WouldExecute says whether execute_sql on this server would run it.
-	WouldExecute bool   `json:"wouldExecute"`
-	Note         string `json:"note,omitempty"`
+	WouldExecute bool `json:"wouldExecute"`
+	// Location is where the query would run, when known.
+	Location string `json:"location,omitempty"`
+	Note     string `json:"note,omitempty"`
 }
 
 // DryRun validates a query and estimates its cost without running it.
@@ -101,6 +112,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		ReferencedTables: []string{},
 		Schema:           bqtype.Columns(qs.Schema),
 		WouldExecute:     true,
+		Location:         r.location,
 	}
 	for _, t := range qs.ReferencedTables {
 		out.ReferencedTables = append(out.ReferencedTables, t.ProjectID+"."+t.DatasetID+"."+t.TableID)

@@ -89,6 +89,9 @@ type request struct {
 	// wait is how long the call waits for the job before it answers
 	// jobComplete:false (never beyond timeout, where the job is cancelled).
 	wait time.Duration
+	// location is where the job runs, once located is set (jobLocation).
+	location string
+	located  bool
 }
 
 func (s *Service) validate(in ExecuteInput) (*request, error) {
@@ -166,7 +169,6 @@ func (s *Service) waitFor(seconds int) (time.Duration, error) {
 func (s *Service) newQuery(r *request) *bigquery.Query {
 	q := s.client.Query(r.sql)
 	q.Parameters = r.params
-	q.Location = s.cfg.Location
 	q.DefaultProjectID = r.defaultProject
 	q.DefaultDatasetID = r.defaultDataset
 	q.MaxBytesBilled = r.maxBytesBilled
@@ -190,7 +192,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	}
 
 	op := s.operation(r.sql)
-	req, err := s.queryRequest(r)
+	req, err := s.queryRequest(ctx, r)
 	if err != nil {
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	bq "google.golang.org/api/bigquery/v2"
 
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -85,8 +86,8 @@ func pageOfResults(r *bq.GetQueryResultsResponse, job jobHandle) *page {
 // queryRequest builds the jobs.query request for r. Its requestId is chosen
 // here, once: every attempt of the call sends the same one, so BigQuery
 // treats a retry after a lost response as the same query, never a second
-// job.
-func (s *Service) queryRequest(r *request) (*bq.QueryRequest, error) {
+// job. The job carries the call's labels and runs where jobLocation says.
+func (s *Service) queryRequest(ctx context.Context, r *request) (*bq.QueryRequest, error) {
 	params, err := restParameters(r.params)
 	if err != nil {
 		return nil, err
@@ -96,7 +97,8 @@ func (s *Service) queryRequest(r *request) (*bq.QueryRequest, error) {
 		Query:              r.sql,
 		UseLegacySql:       &useLegacy,
 		QueryParameters:    params,
-		Location:           s.cfg.Location,
+		Location:           s.jobLocation(ctx, r),
+		Labels:             governance.JobLabels(ctx),
 		MaximumBytesBilled: r.maxBytesBilled,
 		MaxResults:         int64(r.maxRows),
 		RequestId:          s.newRequestID(),
@@ -148,6 +150,14 @@ func (s *Service) startQuery(ctx context.Context, op resilience.Operation, req *
 		p = pageOfQuery(resp)
 		return nil
 	})
+	if err == nil {
+		// BigQuery names the job's location; where it does not (the
+		// emulator), the location asked for is the one used.
+		if p.job.location == "" {
+			p.job.location = req.Location
+		}
+		s.rememberJob(p.job.id, p.job.location)
+	}
 	return p, err
 }
 

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -33,9 +34,10 @@ type JobOutput struct {
 	Error          *bqerr.Error `json:"error,omitempty"`
 }
 
-// jobRef validates a job ID and fills in the server's location.
-// Both become parts of request URLs, so they are checked against BigQuery's
-// rules before any request is built.
+// jobRef validates a job ID and fills in the location when the agent gave
+// none: the server's, or where the job ran if this server started or found
+// it (knownLocation). Both become parts of request URLs, so they are checked
+// against BigQuery's rules before any request is built.
 func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
 	id = strings.TrimSpace(jobID)
 	if err := bqtype.ValidateJobID(id); err != nil {
@@ -45,10 +47,7 @@ func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
 	if err := bqtype.ValidateLocation(loc); err != nil {
 		return "", "", err
 	}
-	if loc == "" {
-		loc = s.cfg.Location
-	}
-	return id, loc, nil
+	return id, s.knownLocation(id, loc), nil
 }
 
 // GetJob reports a job's state and statistics.
@@ -59,11 +58,11 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	job, status, err := s.job(ctx, id, loc)
+	job, status, loc, err := s.findJob(ctx, id, loc)
 	if err != nil {
 		return nil, err
 	}
-	return jobOutput(job, status), nil
+	return jobOutput(job, status, loc), nil
 }
 
 // CancelJob asks BigQuery to stop a job. Cancellation is best effort: the
@@ -75,14 +74,14 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	job, _, err := s.job(ctx, id, loc)
+	job, _, loc, err := s.findJob(ctx, id, loc)
 	if err != nil {
 		return nil, err
 	}
 	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		call := s.rest.Jobs.Cancel(s.cfg.Project, id).Context(ctx)
-		if job.Location() != "" {
-			call = call.Location(job.Location())
+		if loc != "" {
+			call = call.Location(loc)
 		}
 		_, err := call.Do()
 		return err
@@ -94,7 +93,7 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	if err != nil {
 		status = job.LastStatus()
 	}
-	return jobOutput(job, status), nil
+	return jobOutput(job, status, loc), nil
 }
 
 func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigquery.JobStatus, error) {
@@ -114,8 +113,10 @@ func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigq
 	return job, status, nil
 }
 
-func jobOutput(job *bigquery.Job, st *bigquery.JobStatus) *JobOutput {
-	out := &JobOutput{JobID: job.ID(), Location: job.Location(), State: stateName(st.State)}
+// jobOutput describes job, found in location loc (BigQuery's own word on
+// the location wins when it gives one).
+func jobOutput(job *bigquery.Job, st *bigquery.JobStatus, loc string) *JobOutput {
+	out := &JobOutput{JobID: job.ID(), Location: cmp.Or(job.Location(), loc), State: stateName(st.State)}
 	if err := st.Err(); err != nil {
 		out.Error = bqerr.From(err)
 	}

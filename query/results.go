@@ -54,10 +54,10 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	if err := s.checkJobDatasets(ctx, id, loc); err != nil {
 		return nil, err
 	}
-	job := jobHandle{id: id, location: loc}
+	// checkJobDatasets may have found the job's location.
+	job := jobHandle{id: id, location: s.knownLocation(id, loc)}
 	until := start.Add(wait)
-	ms, _ := pollTimeout(ctx, until)
-	p, err := s.results(ctx, resilience.Query, job, in.StartIndex, "", maxRows, ms)
+	p, err := s.firstResults(ctx, job, in.StartIndex, maxRows, until)
 	if err == nil {
 		p, err = s.await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
 	}

@@ -10,7 +10,8 @@
 // (the read-only gate, its verdict cache and its SQL lexer), params.go (typed
 // parameters),
 // encode.go and encode_scalar.go (rows to JSON), cells.go (cutting a row
-// that alone passes the byte cap), and this file (configuration, and what
+// that alone passes the byte cap), location.go (where jobs run, and finding
+// a job in any region), and this file (configuration, and what
 // happens to a job whose caller stopped waiting).
 package query
 
@@ -96,6 +97,8 @@ type Service struct {
 	// newRequestID picks the jobs.query requestId before the first attempt
 	// so that a retried request can never start a second job.
 	newRequestID func() string
+	// loc knows where datasets and this server's jobs are (location.go).
+	loc *locator
 }
 
 // Hooks let the server wiring see what jobs did (for telemetry and the
@@ -116,7 +119,7 @@ func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Exec
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = defaultWait
 	}
-	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), started: newStartedJobs(), newRequestID: uuid.NewString}
+	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), started: newStartedJobs(), newRequestID: uuid.NewString, loc: newLocator()}
 }
 
 // SetCatalog gives the dataset allowlist the cached metadata it needs to
