@@ -14,6 +14,8 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -39,6 +41,10 @@ type Config struct {
 	// MaxConcurrentCalls bounds the tool calls running at once; beyond it a
 	// call fails at once with a retryable UNAVAILABLE. Zero: no bound.
 	MaxConcurrentCalls int
+	// Toolsets (--toolsets) are the toolsets listed; nil: DefaultToolsets.
+	// ReadOnly (--read-only) hides every tool annotated as writing.
+	Toolsets []Toolset
+	ReadOnly bool
 
 	AllowWrites     bool
 	MaxBytesBilled  int64
@@ -50,6 +56,21 @@ type Config struct {
 	MaxQueryTimeout time.Duration
 	// MaxWait is the longest one call waits for a running job (waitSeconds).
 	MaxWait time.Duration
+
+	// Datasets (--datasets) is the dataset allowlist: comma-separated
+	// project.dataset or dataset patterns; empty allows every dataset.
+	Datasets string
+	// MaxBytesPerSession and MaxBytesPerDay (--max-bytes-per-session,
+	// --max-bytes-per-day) bound the bytes billed per caller on this
+	// instance; zero: no bound.
+	MaxBytesPerSession int64
+	MaxBytesPerDay     int64
+	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
+	// process more runs only after the user approves it. Zero: never ask.
+	ConfirmAboveBytes int64
+	// Stateless is set for stateless HTTP, where the server cannot send
+	// requests to clients.
+	Stateless bool
 
 	// Resilience holds the retry, breaker and Retry-After settings.
 	Resilience resilience.Config
@@ -119,6 +140,10 @@ func (c Config) Validate() error {
 	if c.CacheTTL < 0 || c.CacheMaxStale < c.CacheTTL {
 		problems = append(problems, "cache-ttl must not be negative and cache-max-stale must be at least cache-ttl")
 	}
+	if c.MaxBytesPerSession < 0 || c.MaxBytesPerDay < 0 || c.ConfirmAboveBytes < 0 {
+		problems = append(problems, "max-bytes-per-session, max-bytes-per-day and confirm-above-bytes must not be negative")
+	}
+	problems = append(problems, checkToolsets(c.Toolsets, c.ReadOnly, c.AllowWrites)...)
 	if c.MaxConcurrentCalls < 0 {
 		problems = append(problems, "max-concurrent-calls must not be negative")
 	}
@@ -223,6 +248,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		cfg.Project = client.Project()
 	}
 	client.Location = cfg.Location
+	allow, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
 	rest, err := bq.NewService(ctx, opts...)
 	if err != nil {
 		client.Close()
@@ -243,12 +273,18 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			QueryTimeout:    cfg.QueryTimeout,
 			MaxQueryTimeout: cfg.MaxQueryTimeout,
 			MaxWait:         cfg.MaxWait,
+
+			Datasets:          allow,
+			Budget:            governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay),
+			ConfirmAboveBytes: cfg.ConfirmAboveBytes,
 		}, qHooks, log),
 	}
+	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: allow})
+	svc.Query.SetCatalog(svc.Schema)
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
-	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Logger: log, Middleware: append(mw, cfg.Middleware...)})
+	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})
 	cl.server.Store(b.MCP)
 	return b, nil
 }

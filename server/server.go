@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
@@ -17,23 +18,30 @@ import (
 type Options struct {
 	// Version is reported to clients in the initialize handshake.
 	Version string
-	// AllowWrites marks execute_sql as able to modify data.
+	// AllowWrites marks execute_sql as able to modify data, and lets the
+	// write toolset be listed.
 	AllowWrites bool
+	// Toolsets are the toolsets listed (nil: DefaultToolsets); ReadOnly
+	// hides every tool annotated as writing (toolsets.go).
+	Toolsets []Toolset
+	ReadOnly bool
 	// Logger receives server logs (stderr, JSON).
 	Logger *slog.Logger
 	// Middleware runs around every tool call, first listed outermost,
 	// inside NotifyClient. Nil means Recover and LogCalls.
 	Middleware []Middleware
+	// Stateless is set when the server answers stateless HTTP, where it
+	// cannot send clients requests of its own (Confirm).
+	Stateless bool
 }
 
 // Services are the backends the tools call.
 type Services struct {
 	Schema *schema.Service
 	Query  *query.Service
+	Insert *insert.Service
 	Health HealthReporter
 }
-
-const instructions = `BigQuery tools. Explore first: list_datasets, list_tables or search_columns, then get_table_schema for exact column names and types, preview_table (free) for sample rows. Check cost with dry_run_sql before running a large query with execute_sql. Pass values as typed @name parameters instead of pasting them into SQL. Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next.`
 
 // New returns an MCP server exposing the BigQuery tools.
 func New(svc Services, opts Options) *mcp.Server {
@@ -41,8 +49,9 @@ func New(svc Services, opts Options) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	tools := selectTools(Tools(svc, opts.AllowWrites), opts.Toolsets, opts.ReadOnly, opts.AllowWrites)
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema)})
+		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema)})
 	addSchemaResources(s, svc.Schema)
 	mw := opts.Middleware
 	if mw == nil {
@@ -50,7 +59,10 @@ func New(svc Services, opts Options) *mcp.Server {
 	}
 	// Outermost, so the client hears of every failure, panics included.
 	mw = append([]Middleware{NotifyClient(), ReportProgress()}, mw...)
-	for _, t := range Tools(svc, opts.AllowWrites) {
+	// Innermost, so the others see a client that cannot confirm as the
+	// RESOURCE_EXHAUSTED error it gets.
+	mw = append(mw, Confirm(opts.Stateless))
+	for _, t := range tools {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}
 	// Added last, so it is outermost: no panic in any method handler, or in
@@ -60,46 +72,47 @@ func New(svc Services, opts Options) *mcp.Server {
 	return s
 }
 
-// Tools returns the tool definitions. Services may be nil when only the
-// definitions are needed (documentation, schema snapshots).
-func Tools(svc Services, allowWrites bool) []toolSpec {
-	return []toolSpec{
-		newTool(&mcp.Tool{
+// Tools returns every tool definition with its toolset; New lists the
+// ones selectTools keeps. Services may be nil when only the definitions
+// are needed (documentation, schema snapshots).
+func Tools(svc Services, allowWrites bool) []listedTool {
+	return []listedTool{
+		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "list_datasets",
 			Description: `A project's datasets with location and labels. Start here. Paged via pageToken.`,
 			Annotations: readOnly("List datasets"),
 		}, func(ctx context.Context, in schema.ListDatasetsInput) (*schema.ListDatasetsOutput, error) {
 			return svc.Schema.ListDatasets(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "list_tables",
 			Description: `A dataset's tables and views with type, partitioning, clustering. Paged.`,
 			Annotations: readOnly("List tables"),
 		}, func(ctx context.Context, in schema.ListTablesInput) (*schema.ListTablesOutput, error) {
 			return svc.Schema.ListTables(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "get_table_schema",
 			Description: `A table's columns, types, partitioning, clustering, size; a view's SQL. Read before writing SQL. Cut to 6 KB with truncated and a hint.`,
 			Annotations: readOnly("Get table schema"),
 		}, func(ctx context.Context, in schema.GetTableSchemaInput) (*schema.TableSchema, error) {
 			return svc.Schema.GetTableSchema(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "search_columns",
 			Description: `Find columns by name or description across datasets, best first. information_schema bills 10 MB per dataset; metadata is free; auto tries both.`,
 			Annotations: readOnly("Search columns"),
 		}, func(ctx context.Context, in schema.SearchInput) (*schema.SearchOutput, error) {
 			return svc.Schema.SearchColumns(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "preview_table",
 			Description: `A table's rows via tabledata.list: free, unlike SELECT * LIMIT. Caps and formats as execute_sql.`,
 			Annotations: readOnly("Preview table"),
 		}, func(ctx context.Context, in schema.PreviewInput) (*schema.PreviewOutput, error) {
 			return svc.Schema.Preview(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "execute_sql",
 			Description: executeDescription(allowWrites),
 			Annotations: &mcp.ToolAnnotations{
@@ -111,36 +124,43 @@ func Tools(svc Services, allowWrites bool) []toolSpec {
 			},
 		}, func(ctx context.Context, in query.ExecuteInput) (*query.ExecuteOutput, error) {
 			return svc.Query.Execute(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "dry_run_sql",
 			Description: `Check SQL without running it (free): bytes and USD estimate, result schema, whether execute_sql accepts it.`,
 			Annotations: readOnly("Dry-run SQL"),
 		}, func(ctx context.Context, in query.DryRunInput) (*query.DryRunOutput, error) {
 			return svc.Query.DryRun(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "get_query_results",
 			Description: `More rows of a query from startIndex, without rerunning it.`,
 			Annotations: readOnly("Get query results"),
 		}, func(ctx context.Context, in query.GetResultsInput) (*query.ExecuteOutput, error) {
 			return svc.Query.GetResults(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetJobs, newTool(&mcp.Tool{
 			Name:        "get_job",
 			Description: `A job's state, error, bytes billed and timing.`,
 			Annotations: readOnly("Get job"),
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.GetJob(ctx, in)
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{alwaysOn, newTool(&mcp.Tool{
+			Name:        "usage",
+			Description: `Your jobs, bytes billed, cost and budget left on this server.`,
+			Annotations: readOnly("Usage"),
+		}, func(ctx context.Context, in query.UsageInput) (*query.UsageOutput, error) {
+			return svc.Query.Usage(ctx, in)
+		})},
+		{alwaysOn, newTool(&mcp.Tool{
 			Name:        "health",
 			Description: `Server health: BigQuery latency, identity, breakers, cache. Use when calls keep failing.`,
 			Annotations: readOnly("Server health"),
 		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
 			return svc.Health.Health(ctx), nil
-		}),
-		newTool(&mcp.Tool{
+		})},
+		{ToolsetJobs, newTool(&mcp.Tool{
 			Name:        "cancel_job",
 			Description: `Cancel a running job (best effort).`,
 			Annotations: &mcp.ToolAnnotations{
@@ -152,7 +172,23 @@ func Tools(svc Services, allowWrites bool) []toolSpec {
 			},
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.CancelJob(ctx, in)
-		}),
+		})},
+		{ToolsetWrite, newTool(&mcp.Tool{
+			Name:        "insert_rows",
+			Description: `Append rows to a table (streaming insert, at most 500). Rows BigQuery refuses come back by index.`,
+			Annotations: &mcp.ToolAnnotations{
+				Title:        "Insert rows",
+				ReadOnlyHint: false,
+				// Appends only: nothing already there is changed.
+				DestructiveHint: ptr(false),
+				// Each call adds its rows again; only a call's own retries
+				// are deduplicated (insertIds).
+				IdempotentHint: false,
+				OpenWorldHint:  ptr(false),
+			},
+		}, func(ctx context.Context, in insert.Input) (*insert.Output, error) {
+			return svc.Insert.Insert(ctx, in)
+		})},
 	}
 }
 

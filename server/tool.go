@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,10 +26,10 @@ type Middleware func(tool string, next Handler) Handler
 
 // toolSpec is a registered tool: its MCP definition and how to call it.
 // out describes the result for docs/tools.md only: tools/list carries no
-// outputSchema (see newTool).
+// outputSchema (see newTool), so it is inferred only when asked for.
 type toolSpec struct {
 	tool    *mcp.Tool
-	out     *jsonschema.Schema
+	out     func() *jsonschema.Schema
 	handler Handler
 }
 
@@ -41,34 +42,47 @@ type toolSpec struct {
 // feed tools to models ignore it, and results already carry their JSON in the
 // text block and structuredContent. The input schema is advertised in its
 // portable form (portable).
+//
+// Start-up does only what tools/list needs: inferring and resolving every
+// schema up front was most of the time from exec to the first answer. The
+// validator is resolved at the tool's first call (TestEveryInputSchemaResolves
+// proves each one does) and the output schema when the docs ask.
 func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)) toolSpec {
 	in, err := jsonschema.For[In](schemaOptions)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
 	}
-	// Results are returned through pointers, but the schema must describe
-	// the object itself: MCP requires an output schema of type "object".
-	outType := reflect.TypeFor[Out]()
-	if outType.Kind() == reflect.Pointer {
-		outType = outType.Elem()
-	}
-	out, err := jsonschema.ForType(outType, schemaOptions)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: output schema: %v", t.Name, err))
-	}
-	resolved, err := in.Resolve(nil)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema does not resolve: %v", t.Name, err))
-	}
 	t.InputSchema = portable(in.CloneSchemas())
+	resolved := sync.OnceValues(func() (*jsonschema.Resolved, error) { return in.Resolve(nil) })
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
-		input, err := decodeArgs[In](req.Params.Arguments, resolved)
+		schema, err := resolved()
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: input schema does not resolve: %w", t.Name, err)
+		}
+		input, err := decodeArgs[In](req.Params.Arguments, schema)
 		if err != nil {
 			return nil, err
 		}
 		return fn(ctx, input)
 	}
-	return toolSpec{tool: t, out: out, handler: h}
+	return toolSpec{tool: t, out: outputSchema[Out](t.Name), handler: h}
+}
+
+// outputSchema infers the schema of a tool's result on demand. Results are
+// returned through pointers, but the schema must describe the object
+// itself: MCP requires an output schema of type "object".
+func outputSchema[Out any](tool string) func() *jsonschema.Schema {
+	return func() *jsonschema.Schema {
+		outType := reflect.TypeFor[Out]()
+		if outType.Kind() == reflect.Pointer {
+			outType = outType.Elem()
+		}
+		out, err := jsonschema.ForType(outType, schemaOptions)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: output schema: %v", tool, err))
+		}
+		return out
+	}
 }
 
 // schemaOptions makes raw JSON fields (result rows) plain objects in the
@@ -164,6 +178,10 @@ func mcpHandler(h Handler) mcp.ToolHandler {
 		if err != nil {
 			e := bqerr.From(err)
 			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: string(e.JSON())}}}, nil
+		}
+		if r, ok := out.(*mcp.CallToolResult); ok {
+			// Already a result: a question for the user (Confirm).
+			return r, nil
 		}
 		b, err := json.Marshal(out)
 		if err != nil {

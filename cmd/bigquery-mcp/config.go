@@ -61,6 +61,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		authMode = string(auth.None) // shown as the default in --help
 	}
 	var origins, clientMode, clientTokens, clientTokensFile, audiences, principals string
+	toolsets := "schema,query,jobs"
 	var help, showVersion bool
 	// The flag package needs stable addresses; policies are copied back
 	// after parsing.
@@ -71,6 +72,8 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
 	envVar(fs, stringKind, &authMode, "auth", authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
 	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
+	envVar(fs, stringKind, &toolsets, "toolsets", toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
 	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
 	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql returns when the agent does not say")
 	envVar(fs, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
@@ -79,6 +82,10 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
 	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
 	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds) before it answers jobComplete:false; the job runs on until its timeout")
+	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
+	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
+	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
+	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
 		p := d.Resilience.Policies[op]
@@ -135,6 +142,9 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		s.command = "help"
 	case showVersion:
 		s.command = "version"
+	}
+	if s.Toolsets, err = server.ParseToolsets(toolsets, s.AllowWrites); err != nil {
+		return nil, err
 	}
 	s.allowedOrigins = splitList(origins)
 	s.clientAuth.Mode = clientauth.Mode(clientMode)

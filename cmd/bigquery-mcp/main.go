@@ -95,6 +95,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 			return err
 		}
 	}
+	// MCP over HTTP is served stateless (http.go).
+	s.Stateless = s.command == "http"
 	backend, err := server.Build(ctx, s.Config)
 	if err != nil {
 		return err
