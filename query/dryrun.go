@@ -7,6 +7,7 @@ import (
 
 	"cloud.google.com/go/bigquery"
 
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
@@ -127,6 +128,13 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	if qs.TotalBytesProcessed > s.cfg.MaxBytesBilled {
 		out.WouldExecute = false
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" It reads more bytes than the server cap of %d; select fewer columns or filter on partition/cluster columns.", s.cfg.MaxBytesBilled))
+	}
+	if err := s.cfg.Budget.Check(auth.CallerFrom(ctx).Principal, qs.TotalBytesProcessed); err != nil {
+		out.WouldExecute = false
+		out.Note = strings.TrimSpace(out.Note + " " + bqerr.From(err).Message + ".")
+	}
+	if c := s.cfg.ConfirmAboveBytes; c > 0 && qs.TotalBytesProcessed > c {
+		out.Note = strings.TrimSpace(out.Note + " execute_sql will ask the user to confirm it first (above " + governance.FormatBytes(c) + ").")
 	}
 	if kept, omitted, nested := cutSchema(out.Schema, maxDryRunSchemaBytes); omitted > 0 || nested {
 		out.Schema, out.SchemaTruncated = kept, true
