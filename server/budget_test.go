@@ -42,8 +42,8 @@ func TestToolListFitsBudget(t *testing.T) {
 		if len(b) > maxToolListBytes {
 			t.Errorf("allowWrites=%v: tools/list is %d bytes, budget %d", writes, len(b), maxToolListBytes)
 		}
-		if len(res.Tools) != len(Tools(Services{}, writes)) {
-			t.Errorf("listed %d tools, defined %d", len(res.Tools), len(Tools(Services{}, writes)))
+		if want := len(selectTools(Tools(Services{}, writes), nil, false, writes)); len(res.Tools) != want {
+			t.Errorf("listed %d tools, want the default toolsets' %d", len(res.Tools), want)
 		}
 		for _, tool := range res.Tools {
 			if tool.OutputSchema != nil {

@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
 func env(m map[string]string) func(string) string {
@@ -205,4 +207,61 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
+	all := []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetWrite}
+	for _, c := range []struct {
+		args     []string
+		env      map[string]string
+		want     []server.Toolset
+		readOnly bool
+	}{
+		{nil, nil, server.DefaultToolsets(), false},
+		{nil, map[string]string{"BIGQUERY_TOOLSETS": "query", "BIGQUERY_READ_ONLY": "true"}, []server.Toolset{server.ToolsetQuery}, true},
+		{[]string{"--toolsets", "schema,jobs"}, map[string]string{"BIGQUERY_TOOLSETS": "query"}, []server.Toolset{server.ToolsetSchema, server.ToolsetJobs}, false},
+		{[]string{"--toolsets", "all"}, nil, server.DefaultToolsets(), false},
+		{[]string{"--toolsets", "all", "--allow-writes"}, nil, all, false},
+		{[]string{"--toolsets=all"}, map[string]string{"BIGQUERY_ALLOW_WRITES": "true"}, all, false},
+	} {
+		s, err := parseArgs(c.args, env(c.env))
+		if err != nil || !slices.Equal(s.Toolsets, c.want) || s.ReadOnly != c.readOnly {
+			t.Errorf("%v %v: toolsets %v, read-only %v, %v; want %v, %v", c.args, c.env, s.Toolsets, s.ReadOnly, err, c.want, c.readOnly)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+	}{
+		{[]string{"--toolsets", "schema,admin"}, nil},
+		{nil, map[string]string{"BIGQUERY_TOOLSETS": "tables"}},
+		{[]string{"--toolsets", ""}, nil},
+	} {
+		_, err := parseArgs(c.args, env(c.env))
+		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, or all") {
+			t.Errorf("%v %v: %v, want an error listing the valid toolsets", c.args, c.env, err)
+		}
+	}
+}
+
+func TestToolsetContradictionsFailAtStartup(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--read-only", "--allow-writes"}, nil, "read-only and allow-writes contradict"},
+		{[]string{"--read-only"}, map[string]string{"BIGQUERY_ALLOW_WRITES": "true"}, "read-only and allow-writes contradict"},
+		{[]string{"--toolsets", "query,write"}, nil, "write (insert_rows) needs allow-writes"},
+	} {
+		var stdout bytes.Buffer
+		args := append([]string{"--endpoint", "http://127.0.0.1:1"}, c.args...)
+		err := run(context.Background(), args, env(c.env), strings.NewReader(""), &stdout, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %v: %v, want an error containing %q", c.args, c.env, err, c.want)
+		}
+		if stdout.Len() != 0 {
+			t.Errorf("stdout must stay clean for the protocol: %q", stdout.String())
+		}
+	}
 }
