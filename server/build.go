@@ -41,6 +41,9 @@ type Config struct {
 	// MaxConcurrentCalls bounds the tool calls running at once; beyond it a
 	// call fails at once with a retryable UNAVAILABLE. Zero: no bound.
 	MaxConcurrentCalls int
+	// JobLabels (--job-labels) go on every job, beside the server's own
+	// mcp_server, mcp_tool and mcp_client (LabelJobs).
+	JobLabels map[string]string
 	// Toolsets (--toolsets) are the toolsets listed; nil: DefaultToolsets.
 	// ReadOnly (--read-only) hides every tool annotated as writing.
 	Toolsets []Toolset
@@ -202,7 +205,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		mw = []Middleware{Observe(tel), Recover(log)}
 	}
 	// Shed inside the observers, so busy answers are logged and counted.
-	mw = append(mw, Shed(cfg.MaxConcurrentCalls), Identify())
+	mw = append(mw, Shed(cfg.MaxConcurrentCalls), Identify(), LabelJobs(cfg.JobLabels))
 	runner, err := resilience.NewExecutor(cfg.Resilience, resHooks)
 	if err != nil {
 		return nil, err
@@ -281,6 +284,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: allow})
 	svc.Query.SetCatalog(svc.Schema)
+	svc.Query.SetLocations(query.Locations{Dataset: svc.Schema.DatasetLocation, Project: svc.Schema.DatasetLocations})
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
@@ -62,6 +63,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	}
 	var origins, clientMode, clientTokens, clientTokensFile, audiences, principals string
 	toolsets := "schema,query,jobs"
+	var jobLabels string
 	var help, showVersion bool
 	// The flag package needs stable addresses; policies are copied back
 	// after parsing.
@@ -86,6 +88,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
 	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
 	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
+	envVar(fs, stringKind, &jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
 		p := d.Resilience.Policies[op]
@@ -144,6 +147,9 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		s.command = "version"
 	}
 	if s.Toolsets, err = server.ParseToolsets(toolsets, s.AllowWrites); err != nil {
+		return nil, err
+	}
+	if s.JobLabels, err = governance.ParseLabels(jobLabels); err != nil {
 		return nil, err
 	}
 	s.allowedOrigins = splitList(origins)

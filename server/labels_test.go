@@ -1,0 +1,146 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+)
+
+// Each call's context carries mcp_server, mcp_tool, the sanitised client
+// name when the client gave one, and the configured labels; a call never
+// sees another's client, and the configured map is left alone.
+func TestLabelJobs(t *testing.T) {
+	configured := map[string]string{"team": "data"}
+	var got map[string]string
+	h := LabelJobs(configured)("execute_sql", func(ctx context.Context, _ *mcp.CallToolRequest) (any, error) {
+		got = governance.JobLabels(ctx)
+		return nil, nil
+	})
+	named := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: mcp.Meta{mcp.MetaKeyClientInfo: &mcp.Implementation{Name: "Claude Code", Version: "2.1"}}}}
+	for _, c := range []struct {
+		name string
+		req  *mcp.CallToolRequest
+		want map[string]string
+	}{
+		{"named client", named, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "mcp_client": "claude_code", "team": "data"}},
+		{"unnamed client", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{}}, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "team": "data"}},
+		{"no request", nil, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "team": "data"}},
+	} {
+		if _, err := h(context.Background(), c.req); err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("%s: labels = %v, want %v", c.name, got, c.want)
+		}
+	}
+	if !maps.Equal(configured, map[string]string{"team": "data"}) {
+		t.Errorf("the configured labels were changed: %v", configured)
+	}
+}
+
+// labelledBigQuery records the labels of every jobs.query and dry run
+// (jobs.insert) and answers them as BigQuery does for SELECT 1.
+type labelledBigQuery struct {
+	mu     sync.Mutex
+	labels []map[string]string
+}
+
+func (f *labelledBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	body, _ := io.ReadAll(r.Body)
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/queries":
+		var req bq.QueryRequest
+		_ = json.Unmarshal(body, &req)
+		f.record(req.Labels)
+		io.WriteString(w, `{"jobReference":{"projectId":"p","jobId":"j1","location":"US"},"jobComplete":true,"totalRows":"1",`+
+			`"schema":{"fields":[{"name":"n","type":"INTEGER"}]},"rows":[{"f":[{"v":"1"}]}]}`)
+	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
+		var job bq.Job
+		_ = json.Unmarshal(body, &job)
+		f.record(job.Configuration.Labels)
+		io.WriteString(w, `{"jobReference":{"projectId":"p","location":"US"},"configuration":{"dryRun":true},"status":{"state":"DONE"},`+
+			`"statistics":{"query":{"statementType":"SELECT","schema":{"fields":[{"name":"n","type":"INTEGER"}]}}}}`)
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `{"error":{"code":404,"message":"no fake for this path","errors":[{"reason":"notFound"}]}}`)
+	}
+}
+
+func (f *labelledBigQuery) record(labels map[string]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.labels = append(f.labels, labels)
+}
+
+// The labels reach the wire on every job request of a built server, under
+// both protocol eras: the client's name comes from its initialize
+// (2025-06-18) or from each request (2026-07-28).
+func TestJobLabelsOnTheWire(t *testing.T) {
+	fake := &labelledBigQuery{}
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	cfg := Defaults()
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.JobLabels = map[string]string{"team": "data", "env": "test"}
+	b, err := Build(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+
+	for i, version := range []string{"2025-06-18", ""} {
+		// SQL new to the server, so execute_sql dry-runs it first.
+		sql := fmt.Sprintf("SELECT %d AS n", i)
+		t.Run("protocol "+version, func(t *testing.T) {
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := b.MCP.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { ss.Close() })
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "Claude Code", Version: "2.1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cs.Close() })
+			fake.mu.Lock()
+			fake.labels = nil
+			fake.mu.Unlock()
+
+			for _, tool := range []string{"execute_sql", "dry_run_sql"} {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"sql": sql}})
+				if err != nil || res.IsError {
+					t.Fatalf("%s: %v %+v", tool, err, res)
+				}
+			}
+			fake.mu.Lock()
+			defer fake.mu.Unlock()
+			// execute_sql: its read-only dry run, then jobs.query;
+			// dry_run_sql: its dry run.
+			wantTools := []string{"execute_sql", "execute_sql", "dry_run_sql"}
+			if len(fake.labels) != len(wantTools) {
+				t.Fatalf("%d job requests, want %d", len(fake.labels), len(wantTools))
+			}
+			for i, tool := range wantTools {
+				want := map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": tool, "mcp_client": "claude_code", "team": "data", "env": "test"}
+				if !maps.Equal(fake.labels[i], want) {
+					t.Errorf("job request %d labels = %v, want %v", i, fake.labels[i], want)
+				}
+			}
+		})
+	}
+}
