@@ -38,7 +38,7 @@ func toolReference() string {
 		b.WriteString("\n**Input**\n\n")
 		writeProps(&b, in)
 		b.WriteString("\n**Output**\n\n")
-		writeProps(&b, t.out)
+		writeProps(&b, t.out())
 		if sample, ok := samples[t.tool.Name]; ok {
 			j, err := json.MarshalIndent(sample, "", "  ")
 			if err != nil {
