@@ -128,7 +128,7 @@ func (s *Service) table(name string) (bqtype.TableRef, error) {
 		ref.Project = s.cfg.Project
 	}
 	if ref.Project == "" {
-		return ref, bqerr.Invalid("table "+name+" names no project and the server has none",
+		return ref, bqerr.Invalid("table "+ref.String()+" names no project and the server has none",
 			"Give the table as project.dataset.table, or start the server with --project.")
 	}
 	return ref, s.cfg.Datasets.Check(ref.Project, ref.Dataset)
