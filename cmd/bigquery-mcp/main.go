@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		principal = "each calling user"
 	}
 	log.Info("starting", "transport", s.command, "project", s.Project, "location", s.Location,
-		"allow_writes", s.AllowWrites, "auth", string(backend.Identity.Mode), "principal", principal,
+		"allow_writes", s.AllowWrites, "toolsets", s.Toolsets, "read_only", s.ReadOnly, "auth", string(backend.Identity.Mode), "principal", principal,
 		"via", backend.Identity.Via, "client_auth", string(s.clientAuth.Mode), "max_concurrent_calls", s.MaxConcurrentCalls,
 		"version", version)
 	if backend.Identity.Error != "" {
