@@ -21,15 +21,16 @@ import (
 )
 
 // fakeBigQuery serves the BigQuery REST calls the schema service makes
-// (datasets.list, tables.list, tables.get) from in-memory data, with the
-// paging, error bodies and status codes BigQuery uses. The emulator proves
-// real listing against real SQL storage in the integration tests; this fake
-// is for what the emulator cannot do: page sizes it ignores, injected
-// failures, hung requests.
+// (datasets.list, tables.list, tables.get, tabledata.list) from in-memory
+// data, with the paging, error bodies and status codes BigQuery uses. The
+// emulator proves real listing against real SQL storage in the integration
+// tests; this fake is for what the emulator cannot do: page sizes it
+// ignores, injected failures, hung requests.
 type fakeBigQuery struct {
 	project  string
 	datasets []*bq.DatasetListDatasets
-	tables   map[string][]*bq.Table // by dataset ID, in listing order
+	tables   map[string][]*bq.Table    // by dataset ID, in listing order
+	rows     map[string][]*bq.TableRow // by "dataset.table"
 
 	// fail, when set, may answer a request with an error instead: it
 	// returns the HTTP status and BigQuery reason, or 0.
@@ -47,7 +48,7 @@ type fakeBigQuery struct {
 }
 
 func newFake() *fakeBigQuery {
-	return &fakeBigQuery{project: "p", tables: map[string][]*bq.Table{}}
+	return &fakeBigQuery{project: "p", tables: map[string][]*bq.Table{}, rows: map[string][]*bq.TableRow{}}
 }
 
 func (f *fakeBigQuery) addDataset(id, location string) {
@@ -130,6 +131,9 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		writeError(w, 404, "notFound", "Not found: Table "+parts[1]+":"+parts[3]+"."+parts[5])
+	case len(parts) == 7 && parts[4] == "tables" && parts[6] == "data":
+		rows := f.rows[parts[3]+"."+parts[5]]
+		writeJSON(w, &bq.TableDataList{Kind: "bigquery#tableDataList", TotalRows: int64(len(rows)), Rows: rows})
 	default:
 		writeError(w, 400, "invalid", "unexpected request "+r.URL.Path)
 	}

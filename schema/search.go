@@ -154,11 +154,15 @@ func (s *Service) SearchColumns(ctx context.Context, in SearchInput) (*SearchOut
 }
 
 // searchDatasets returns the datasets to search and whether some were left
-// out by the cap.
+// out by the cap: those asked for, each of which the allowlist must allow,
+// or else the project's allowed datasets.
 func (s *Service) searchDatasets(ctx context.Context, project string, asked []string) ([]string, bool, error) {
 	if len(asked) > 0 {
 		for _, d := range asked {
 			if err := bqtype.ValidateDatasetID(d); err != nil {
+				return nil, false, err
+			}
+			if err := s.allow.Check(project, d); err != nil {
 				return nil, false, err
 			}
 		}
@@ -176,10 +180,15 @@ func (s *Service) searchDatasets(ctx context.Context, project string, asked []st
 }
 
 // searchInfoSchema asks the dataset's INFORMATION_SCHEMA.COLUMN_FIELD_PATHS
-// view. Dataset-qualified, so it needs no region qualifier, but it runs in
-// the dataset's location and bills BigQuery's 10 MB minimum per query.
+// view. Dataset-qualified, so it needs no region qualifier and reads no
+// other dataset (a region-qualified view would read them all), but it runs
+// in the dataset's location and bills BigQuery's 10 MB minimum per query.
+// Each row is kept only if the allowlist allows the dataset it names.
 func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q string, limit int) ([]scored, error) {
-	sql := fmt.Sprintf("SELECT table_name, field_path, data_type, IFNULL(description, '') AS description "+
+	if err := s.allow.Check(project, dataset); err != nil {
+		return nil, err
+	}
+	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, IFNULL(description, '') AS description "+
 		"FROM `%s.%s.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS` "+
 		"WHERE STRPOS(LOWER(field_path), @q) > 0 OR STRPOS(LOWER(IFNULL(description, '')), @q) > 0 LIMIT %d", project, dataset, limit*4)
 	var found []scored
@@ -194,6 +203,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 		}
 		for {
 			var r struct {
+				TableSchema string `bigquery:"table_schema"`
 				TableName   string `bigquery:"table_name"`
 				FieldPath   string `bigquery:"field_path"`
 				DataType    string `bigquery:"data_type"`
@@ -206,7 +216,10 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			if err != nil {
 				return err
 			}
-			if m, ok := match(dataset+"."+r.TableName, r.FieldPath, r.DataType, r.Description, q); ok {
+			if !s.allow.Allows(project, r.TableSchema) {
+				continue
+			}
+			if m, ok := match(r.TableSchema+"."+r.TableName, r.FieldPath, r.DataType, r.Description, q); ok {
 				found = append(found, m)
 			}
 		}

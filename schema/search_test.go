@@ -23,6 +23,9 @@ import (
 // passes every other request to the metadata fake.
 type infoSchemaFake struct {
 	*fakeBigQuery
+	// foreign adds a row of dataset b to a's answer, as a view reading
+	// more than its dataset would.
+	foreign bool
 	mu      sync.Mutex
 	queries []bq.QueryRequest
 }
@@ -43,20 +46,25 @@ func (f *infoSchemaFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
-	row := func(t, p, typ, d string) *bq.TableRow {
-		return &bq.TableRow{F: []*bq.TableCell{str(t), str(p), str(typ), str(d)}}
+	row := func(ds, t, p, typ, d string) *bq.TableRow {
+		return &bq.TableRow{F: []*bq.TableCell{str(ds), str(t), str(p), str(typ), str(d)}}
+	}
+	rows := []*bq.TableRow{
+		row("a", "orders", "customer_id", "INT64", "who bought"),
+		row("a", "orders", "customer.name", "STRING", ""),
+		row("a", "notes", "body", "STRING", "what the customer wrote"),
+	}
+	if f.foreign {
+		rows = append(rows, row("b", "leak", "customer_secret", "STRING", ""))
 	}
 	writeJSON(w, &bq.QueryResponse{
 		JobComplete:  true,
 		JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
-		TotalRows:    3,
+		TotalRows:    uint64(len(rows)),
 		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{
-			{Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"}, {Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
-		Rows: []*bq.TableRow{
-			row("orders", "customer_id", "INT64", "who bought"),
-			row("orders", "customer.name", "STRING", ""),
-			row("notes", "body", "STRING", "what the customer wrote"),
-		},
+			{Name: "table_schema", Type: "STRING"}, {Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"},
+			{Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
+		Rows: rows,
 	})
 }
 

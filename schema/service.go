@@ -15,6 +15,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -34,6 +35,8 @@ type Service struct {
 	identity string
 	// limits cap preview_table's rows and bytes (SetRowLimits).
 	limits RowLimits
+	// allow is the dataset allowlist (SetAllowlist); nil allows all.
+	allow *governance.Allowlist
 }
 
 // NewService returns a Service using defaultProject when a call names none.
@@ -56,6 +59,10 @@ func cached[T any](ctx context.Context, s *Service, key string, fetch func(conte
 const (
 	DefaultPageSize = 100
 	MaxPageSize     = 1000
+	// maxListPages bounds the BigQuery pages one filtered listing reads, so
+	// a filter or allowlist matching little costs a few requests per call,
+	// not one per page of a large project.
+	maxListPages = 10
 )
 
 // ListDatasetsInput is list_datasets' input.
@@ -80,12 +87,16 @@ type ListDatasetsOutput struct {
 	Project       string    `json:"project"`
 	Datasets      []Dataset `json:"datasets"`
 	NextPageToken string    `json:"nextPageToken,omitempty"`
+	// Hint says why a page is short although more may follow.
+	Hint string `json:"hint,omitempty"`
 	bqtype.Freshness
 }
 
-// ListDatasets lists a project's datasets, one page at a time. With a filter
-// it reads further pages until it has a page's worth of matches, so a sparse
-// filter does not hand the agent a string of empty pages.
+// ListDatasets lists a project's datasets, one page at a time, only those
+// the dataset allowlist allows. With a filter or an allowlist it reads
+// further pages (up to maxListPages) until it has a page's worth of
+// matches, so a sparse match does not hand the agent a string of empty
+// pages.
 func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*ListDatasetsOutput, error) {
 	project := s.projectOr(in.Project)
 	if project == "" {
@@ -94,11 +105,16 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 	if err := bqtype.ValidateProjectID(project); err != nil {
 		return nil, err
 	}
+	if err := s.checkProject(project); err != nil {
+		return nil, err
+	}
 	size, err := pageSize(in.MaxResults)
 	if err != nil {
 		return nil, err
 	}
-	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size)}, "\x00")
+	// The allowlist is part of the key: a listing filtered for one
+	// allowlist is never served under another.
+	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size), s.allow.String()}, "\x00")
 	return cached(ctx, s, key, func(ctx context.Context) (*ListDatasetsOutput, error) {
 		return s.listDatasets(ctx, project, in.Filter, in.PageToken, size)
 	}, func(o *ListDatasetsOutput, f bqtype.Freshness) *ListDatasetsOutput {
@@ -110,7 +126,8 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 
 func (s *Service) listDatasets(ctx context.Context, project, filter, token string, size int) (*ListDatasetsOutput, error) {
 	out := &ListDatasetsOutput{Project: project, Datasets: []Dataset{}}
-	for {
+	sparse := filter != "" || s.allow.Enabled()
+	for pages := 1; ; pages++ {
 		var page *bq.DatasetList
 		err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
 			var err error
@@ -121,7 +138,8 @@ func (s *Service) listDatasets(ctx context.Context, project, filter, token strin
 			return nil, err
 		}
 		for _, d := range page.Datasets {
-			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, filter) {
+			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, filter) ||
+				!s.allow.Allows(project, d.DatasetReference.DatasetId) {
 				continue
 			}
 			out.Datasets = append(out.Datasets, Dataset{
@@ -133,11 +151,14 @@ func (s *Service) listDatasets(ctx context.Context, project, filter, token strin
 			})
 		}
 		token = page.NextPageToken
-		if token == "" || len(out.Datasets) >= size || filter == "" {
+		if token == "" || len(out.Datasets) >= size || !sparse || pages == maxListPages {
 			break
 		}
 	}
 	out.NextPageToken = token
+	if sparse && token != "" && len(out.Datasets) < size {
+		out.Hint = "Fewer than maxResults datasets on this page: the filter or the dataset allowlist hides most of this project. Follow nextPageToken for the rest."
+	}
 	return out, nil
 }
 
@@ -188,6 +209,9 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 		return nil, noProject()
 	}
 	if err := bqtype.ValidateProjectID(project); err != nil {
+		return nil, err
+	}
+	if err := s.allow.Check(project, dataset); err != nil {
 		return nil, err
 	}
 	size, err := pageSize(in.MaxResults)
@@ -382,6 +406,11 @@ func (s *Service) fullSchema(ctx context.Context, table string) (*TableSchema, e
 	}
 	if ref.Project == "" {
 		return nil, noProject()
+	}
+	// Checked on the parsed name, before the cache: every spelling of a
+	// table and every cached schema pass here.
+	if err := s.allow.Check(ref.Project, ref.Dataset); err != nil {
+		return nil, err
 	}
 	return cached(ctx, s, "table\x00"+ref.String(), func(ctx context.Context) (*TableSchema, error) {
 		var md *bigquery.TableMetadata

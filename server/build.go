@@ -286,6 +286,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc.Query.SetCatalog(svc.Schema)
 	svc.Query.SetLocations(query.Locations{Dataset: svc.Schema.DatasetLocation, Project: svc.Schema.DatasetLocations})
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
+	svc.Schema.SetAllowlist(allow)
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})

@@ -23,7 +23,8 @@ const schemaTemplate = "bigquery://{project}/{dataset}/{table}"
 const maxCompletions = 100
 
 // addSchemaResources registers the table schema resource template. Its
-// contents are get_table_schema's default answer: cut to the same budget.
+// contents are get_table_schema's default answer: cut to the same budget,
+// and refused for a dataset outside the allowlist the same way.
 func addSchemaResources(s *mcp.Server, svc *schema.Service) {
 	if svc == nil {
 		return
@@ -58,8 +59,10 @@ func addSchemaResources(s *mcp.Server, svc *schema.Service) {
 }
 
 // completeNames completes the schema template's dataset and table
-// arguments from the (cached) listings; project completes to the server's
-// default. Other references complete to nothing.
+// arguments from the (cached) listings, which hold only what the dataset
+// allowlist allows; project completes to the server's default when the
+// allowlist allows any of its datasets. Other references complete to
+// nothing.
 func completeNames(svc *schema.Service) func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	if svc == nil {
 		return nil
@@ -79,7 +82,7 @@ func completeNames(svc *schema.Service) func(context.Context, *mcp.CompleteReque
 		more := false
 		switch p.Argument.Name {
 		case "project":
-			if pr := svc.DefaultProject(); pr != "" {
+			if pr := svc.DefaultProject(); pr != "" && svc.Allowlist().AllowsProject(pr) {
 				names = []string{pr}
 			}
 		case "dataset":
