@@ -4,12 +4,17 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -22,6 +27,8 @@ func clearOTelEnv(t *testing.T) {
 	for _, k := range []string{
 		EnvMetricsExporter, EnvTracesExporter, EnvSDKDisabled, "OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES",
 		"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_TRACES_SAMPLER",
+		"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+		envOTLPMetricsProtocol, envOTLPTracesProtocol,
 		"K_SERVICE", "K_REVISION", "K_CONFIGURATION", "GOOGLE_CLOUD_PROJECT",
 	} {
 		t.Setenv(k, "")
@@ -126,6 +133,9 @@ func TestSetupRejectsUnknownExporters(t *testing.T) {
 	for _, c := range []struct{ env, val string }{
 		{EnvMetricsExporter, "zipkin"},
 		{EnvTracesExporter, "prometheus"},
+		// Prometheus is not built in: its packages cost every start (see
+		// exporters.go); a collector can expose OTLP metrics to it.
+		{EnvMetricsExporter, "prometheus"},
 		{EnvMetricsExporter, "otlp,console"},
 		{EnvMetricsExporter, "OTLP"},
 	} {
@@ -156,7 +166,7 @@ func TestSetupSDKDisabled(t *testing.T) {
 	}
 }
 
-// otlp is delegated to autoexport, and Shutdown flushes both signals.
+// otlp defaults to http/protobuf, and Shutdown flushes both signals.
 func TestSetupOTLPFlushesOnShutdown(t *testing.T) {
 	clearOTelEnv(t)
 	var mu sync.Mutex
@@ -174,7 +184,6 @@ func TestSetupOTLPFlushesOnShutdown(t *testing.T) {
 	t.Setenv(EnvMetricsExporter, "otlp")
 	t.Setenv(EnvTracesExporter, "otlp")
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", srv.URL)
-	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
 	tel, err := Setup(context.Background(), Options{Redact: testRedact})
 	if err != nil {
 		t.Fatal(err)
@@ -190,11 +199,35 @@ func TestSetupOTLPFlushesOnShutdown(t *testing.T) {
 	}
 }
 
-func TestSetupPrometheus(t *testing.T) {
+// A signal's own protocol variable wins over the general one: here traces
+// go over grpc and metrics over http/protobuf.
+func TestSetupOTLPProtocolPerSignal(t *testing.T) {
 	clearOTelEnv(t)
-	t.Setenv(EnvMetricsExporter, "prometheus")
-	t.Setenv("OTEL_EXPORTER_PROMETHEUS_HOST", "127.0.0.1")
-	t.Setenv("OTEL_EXPORTER_PROMETHEUS_PORT", "0")
+	var mu sync.Mutex
+	httpPaths := map[string]int{}
+	httpSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		httpPaths[r.URL.Path]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer httpSrv.Close()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	traces := &grpcTraces{}
+	grpcSrv := grpc.NewServer()
+	coltracepb.RegisterTraceServiceServer(grpcSrv, traces)
+	go grpcSrv.Serve(lis)
+	defer grpcSrv.Stop()
+
+	t.Setenv(EnvMetricsExporter, "otlp")
+	t.Setenv(EnvTracesExporter, "otlp")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	t.Setenv(envOTLPTracesProtocol, "grpc")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", httpSrv.URL+"/v1/metrics")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://"+lis.Addr().String())
 	tel, err := Setup(context.Background(), Options{Redact: testRedact})
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +235,42 @@ func TestSetupPrometheus(t *testing.T) {
 	exercise(t, tel)
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if httpPaths["/v1/metrics"] == 0 || httpPaths["/v1/traces"] != 0 {
+		t.Errorf("OTLP/HTTP requests: %v, want metrics only", httpPaths)
+	}
+	if traces.exports.Load() == 0 {
+		t.Error("no spans reached the gRPC collector")
+	}
+}
+
+// grpcTraces is an OTLP/gRPC trace collector that counts exports.
+type grpcTraces struct {
+	coltracepb.UnimplementedTraceServiceServer
+	exports atomic.Int64
+}
+
+func (g *grpcTraces) Export(context.Context, *coltracepb.ExportTraceServiceRequest) (*coltracepb.ExportTraceServiceResponse, error) {
+	g.exports.Add(1)
+	return &coltracepb.ExportTraceServiceResponse{}, nil
+}
+
+func TestSetupRejectsUnknownOTLPProtocols(t *testing.T) {
+	for _, c := range []struct{ exporter, protoEnv, want string }{
+		{EnvMetricsExporter, "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"},
+		{EnvTracesExporter, "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"},
+		{EnvMetricsExporter, envOTLPMetricsProtocol, envOTLPMetricsProtocol},
+		{EnvTracesExporter, envOTLPTracesProtocol, envOTLPTracesProtocol},
+	} {
+		clearOTelEnv(t)
+		t.Setenv(c.exporter, "otlp")
+		t.Setenv(c.protoEnv, "http/json")
+		_, err := Setup(context.Background(), Options{Redact: testRedact})
+		if err == nil || !strings.Contains(err.Error(), c.exporter) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s=otlp, %s=http/json: err = %v", c.exporter, c.protoEnv, err)
+		}
 	}
 }
 

@@ -3,7 +3,6 @@ package observability
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -11,11 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"go.opentelemetry.io/contrib/exporters/autoexport"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
-	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -102,11 +98,9 @@ type Telemetry struct {
 //
 //   - "none" (also when unset, or when OTEL_SDK_DISABLED=true): nothing is
 //     exported, and instruments cost next to nothing;
-//   - "otlp": OTLP over http/protobuf, or grpc per OTEL_EXPORTER_OTLP_PROTOCOL,
-//     to OTEL_EXPORTER_OTLP_ENDPOINT (standard OTLP variables apply);
-//   - "prometheus" (metrics only): a /metrics endpoint on
-//     OTEL_EXPORTER_PROMETHEUS_HOST:OTEL_EXPORTER_PROMETHEUS_PORT
-//     (localhost:9464 by default);
+//   - "otlp": OTLP over http/protobuf, or grpc per OTEL_EXPORTER_OTLP_PROTOCOL
+//     (or its _METRICS_/_TRACES_ variant), to OTEL_EXPORTER_OTLP_ENDPOINT
+//     (standard OTLP variables apply);
 //   - "console": JSON lines on stdout, or on Options.Stderr in stdio mode.
 //
 // Anything else is an error, and so is a nil o.Redact. Call Shutdown
@@ -135,15 +129,18 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 		if o.Stdio {
 			console = o.Stderr
 		}
+		metrics, traces := exporterName(EnvMetricsExporter, disabled), exporterName(EnvTracesExporter, disabled)
+		// The resource is described only for an exporter: with telemetry
+		// off (the default) start-up does none of the SDK's work.
 		var res *resource.Resource
-		if !disabled {
+		if (t.mp == nil && metrics != "none") || (t.tp == nil && traces != "none") {
 			var err error
 			if res, err = newResource(ctx, o); err != nil {
 				return fail(err)
 			}
 		}
 		if t.mp == nil {
-			reader, err := metricReader(ctx, exporterName(EnvMetricsExporter, disabled), console)
+			reader, err := metricReader(ctx, metrics, console)
 			if err != nil {
 				return fail(err)
 			}
@@ -156,7 +153,7 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 			}
 		}
 		if t.tp == nil {
-			exp, err := spanExporter(ctx, exporterName(EnvTracesExporter, disabled), console)
+			exp, err := spanExporter(ctx, traces, console)
 			if err != nil {
 				return fail(err)
 			}
@@ -222,60 +219,13 @@ func exporterName(env string, disabled bool) string {
 	if disabled {
 		return "none"
 	}
-	// Taken verbatim: autoexport reads the same variable again for otlp and
-	// prometheus, so a value normalised here could mean something else
-	// there.
+	// Taken verbatim, as the specification's values are lowercase: a
+	// misspelt or listed value fails startup instead of running blind.
 	v := os.Getenv(env)
 	if v == "" {
 		return "none"
 	}
 	return v
-}
-
-// metricReader returns the reader for name, nil for "none". "console" is
-// built here so that it can write to stderr; the rest come from autoexport,
-// which reads the same variable.
-func metricReader(ctx context.Context, name string, console io.Writer) (sdkmetric.Reader, error) {
-	switch name {
-	case "none":
-		return nil, nil
-	case "console":
-		exp, err := stdoutmetric.New(stdoutmetric.WithWriter(console))
-		if err != nil {
-			return nil, err
-		}
-		return sdkmetric.NewPeriodicReader(exp), nil
-	case "otlp", "prometheus":
-		r, err := autoexport.NewMetricReader(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s=%s: %w", EnvMetricsExporter, name, err)
-		}
-		if autoexport.IsNoneMetricReader(r) {
-			return nil, nil
-		}
-		return r, nil
-	}
-	return nil, fmt.Errorf("%s=%q is not supported: use otlp, prometheus, console or none", EnvMetricsExporter, name)
-}
-
-// spanExporter is metricReader for traces.
-func spanExporter(ctx context.Context, name string, console io.Writer) (sdktrace.SpanExporter, error) {
-	switch name {
-	case "none":
-		return nil, nil
-	case "console":
-		return stdouttrace.New(stdouttrace.WithWriter(console))
-	case "otlp":
-		e, err := autoexport.NewSpanExporter(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("%s=%s: %w", EnvTracesExporter, name, err)
-		}
-		if autoexport.IsNoneSpanExporter(e) {
-			return nil, nil
-		}
-		return e, nil
-	}
-	return nil, fmt.Errorf("%s=%q is not supported: use otlp, console or none", EnvTracesExporter, name)
 }
 
 // newResource describes this process: service name and version, the SDK,
