@@ -21,8 +21,9 @@ import (
 )
 
 // fakeBigQuery serves the BigQuery REST calls the schema service makes
-// (datasets.list, tables.list, tables.get, tabledata.list) from in-memory
-// data, with the paging, error bodies and status codes BigQuery uses. The
+// (datasets.list, datasets.get, tables.list, tables.get, tabledata.list)
+// from in-memory data, with the paging, error bodies and status codes
+// BigQuery uses. The
 // emulator proves real listing against real SQL storage in the integration
 // tests; this fake is for what the emulator cannot do: page sizes it
 // ignores, injected failures, hung requests.
@@ -106,6 +107,14 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			resp.Datasets = append(resp.Datasets, f.datasets[i])
 		}
 		writeJSON(w, resp)
+	case len(parts) == 4 && parts[2] == "datasets":
+		for _, d := range f.datasets {
+			if d.DatasetReference.DatasetId == parts[3] {
+				writeJSON(w, &bq.Dataset{DatasetReference: d.DatasetReference, Location: d.Location})
+				return
+			}
+		}
+		writeError(w, 404, "notFound", "Not found: Dataset "+parts[1]+":"+parts[3])
 	case len(parts) == 5 && parts[2] == "datasets" && parts[4] == "tables":
 		tabs, ok := f.tables[parts[3]]
 		if !ok {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -197,6 +198,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 		qry := s.client.Query(sql)
 		qry.Parameters = []bigquery.QueryParameter{{Name: "q", Value: q}}
 		qry.MaxBytesBilled = infoSchemaBytes
+		qry.Labels = governance.JobLabels(ctx)
 		it, err := qry.Read(ctx)
 		if err != nil {
 			return err
