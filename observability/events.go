@@ -3,7 +3,6 @@ package observability
 import (
 	"context"
 	"log/slog"
-	"regexp"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -141,20 +140,37 @@ func BreakerStateValue(s string) int64 {
 	return 0
 }
 
-// statementTypeRE is what a BigQuery statement type looks like (SELECT,
-// CREATE_TABLE_AS_SELECT, …); anything else is reported as OTHER, so the
-// attribute stays bounded whatever the backend (or a fake) sends.
-var statementTypeRE = regexp.MustCompile(`^[A-Z_]{1,40}$`)
-
+// statementType bounds the attribute: what looks like a BigQuery statement
+// type (SELECT, CREATE_TABLE_AS_SELECT, …) is kept, anything else is OTHER,
+// whatever the backend (or a fake) sends.
 func statementType(s string) string {
 	switch {
 	case s == "":
 		return "UNKNOWN"
-	case statementTypeRE.MatchString(s):
+	case shortName(s, upperOrUnderscore):
 		return s
 	}
 	return "OTHER"
 }
+
+// shortName reports whether s has 1 to 40 bytes, each accepted by ok. (A
+// loop rather than a regexp: regexps compiled at package init cost every
+// start of the server.)
+func shortName(s string, ok func(byte) bool) bool {
+	if len(s) == 0 || len(s) > 40 {
+		return false
+	}
+	for i := range len(s) {
+		if !ok(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func upperOrUnderscore(c byte) bool { return 'A' <= c && c <= 'Z' || c == '_' }
+
+func asciiLetter(c byte) bool { return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' }
 
 // JobDone records a finished query job: bigquery_mcp.jobs.completed and
 // the bytes counters, and annotates the current span.

@@ -137,3 +137,24 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 		}
 	}
 }
+
+// Statement types are kept only when they look like one: 1 to 40 of A-Z and
+// _, so the attribute stays bounded.
+func TestStatementTypeIsBounded(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                              "UNKNOWN",
+		"SELECT":                        "SELECT",
+		"CREATE_TABLE_AS_SELECT":        "CREATE_TABLE_AS_SELECT",
+		strings.Repeat("A", 40):         strings.Repeat("A", 40),
+		strings.Repeat("A", 41):         "OTHER",
+		"Select":                        "OTHER",
+		"SELECT\n":                      "OTHER",
+		"DROP TABLE":                    "OTHER",
+		"select * from secret_table":    "OTHER",
+		"INSERT" + string(rune(0x212A)): "OTHER", // Kelvin sign: not ASCII K
+	} {
+		if got := statementType(in); got != want {
+			t.Errorf("statementType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

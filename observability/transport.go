@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,8 +156,6 @@ var restCollections = map[string]bool{
 	"routines": true, "models": true, "rowAccessPolicies": true,
 }
 
-var restActionRE = regexp.MustCompile(`^[A-Za-z]{1,40}$`)
-
 // OtherOperation is db.operation.name for a request this package cannot
 // name.
 const OtherOperation = "_OTHER"
@@ -199,7 +196,7 @@ func DBOperationName(method, path string) string {
 	action := ""
 	if j := strings.LastIndexByte(last, ':'); j >= 0 {
 		action, last = last[j+1:], last[:j]
-		if !restActionRE.MatchString(action) {
+		if !shortName(action, asciiLetter) {
 			return OtherOperation
 		}
 	}
