@@ -79,7 +79,7 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 	return []listedTool{
 		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "list_datasets",
-			Description: `A project's datasets with location and labels. Start here. Paged via pageToken.`,
+			Description: `A project's datasets with location and labels. Start here. Paged.`,
 			Annotations: readOnly("List datasets"),
 		}, func(ctx context.Context, in schema.ListDatasetsInput) (*schema.ListDatasetsOutput, error) {
 			return svc.Schema.ListDatasets(ctx, in)
@@ -100,7 +100,7 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "search_columns",
-			Description: `Find columns by name or description across datasets, best first. information_schema bills 10 MB per dataset; metadata is free; auto tries both.`,
+			Description: `Find columns by name or description across datasets. information_schema bills 10 MB per dataset; metadata is free; auto tries both.`,
 			Annotations: readOnly("Search columns"),
 		}, func(ctx context.Context, in schema.SearchInput) (*schema.SearchOutput, error) {
 			return svc.Schema.SearchColumns(ctx, in)
@@ -148,14 +148,14 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{alwaysOn, newTool(&mcp.Tool{
 			Name:        "usage",
-			Description: `Your jobs, bytes billed, cost and budget left on this server.`,
+			Description: `Your jobs, bytes billed, cost, budget left.`,
 			Annotations: readOnly("Usage"),
 		}, func(ctx context.Context, in query.UsageInput) (*query.UsageOutput, error) {
 			return svc.Query.Usage(ctx, in)
 		})},
 		{alwaysOn, newTool(&mcp.Tool{
 			Name:        "health",
-			Description: `Server health: BigQuery latency, identity, breakers, cache. Use when calls keep failing.`,
+			Description: `BigQuery latency, identity, breakers, cache. Use when calls keep failing.`,
 			Annotations: readOnly("Server health"),
 		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
 			return svc.Health.Health(ctx), nil
@@ -197,7 +197,7 @@ func executeDescription(allowWrites bool) string {
 	if allowWrites {
 		mode = `Writes allowed: DML, DDL and scripts run as given; check them with dry_run_sql first.`
 	}
-	return `Run GoogleSQL. Rows are arrays in schema order (format objects for maps); big INT64 and NUMERIC are strings. Parameters: {"name":"d","type":"DATE","value":"2024-01-01"} used as @d. At most maxRows rows and a byte cap; if truncated, get_query_results from nextStartIndex. ` + mode
+	return `Run GoogleSQL. Rows are arrays in schema order (format objects for maps); big INT64/NUMERIC are strings. Parameters: {"name":"d","type":"DATE","value":"2024-01-01"} used as @d. Capped by maxRows and bytes; if truncated, get_query_results from nextStartIndex. ` + mode
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {
