@@ -44,8 +44,9 @@ func (t tableRef) String() string { return t.project + "." + t.dataset + "." + t
 //     referencedTables: the first is allowed for allowed datasets only, the
 //     second never. Scripts and 50 or more tables are refused: BigQuery's
 //     list is then incomplete.
-//   - When BigQuery reports no table but the text names one, the list is
-//     missing: refused (fail closed).
+//   - When BigQuery reports no table but a query's text names one, the list
+//     is missing: refused (fail closed). DML and DDL may name only the
+//     table they write, which must then be in an allowed dataset.
 func (s *Service) checkDatasets(ctx context.Context, r *request, stats *bigquery.QueryStatistics) error {
 	toks, _ := lexSQL(r.sql)
 	names := readNames(toks)
@@ -68,6 +69,16 @@ func (s *Service) checkDatasets(ctx context.Context, r *request, stats *bigquery
 	}
 	named := s.namedTables(r, names)
 	if len(stats.ReferencedTables) == 0 {
+		if st := stats.StatementType; st != "" && st != "SELECT" {
+			// DML and DDL may name only the table they write: BigQuery
+			// lists the tables a statement reads.
+			for _, t := range named {
+				if !s.cfg.Datasets.Allows(t.project, t.dataset) {
+					return s.cfg.Datasets.Denied(fmt.Sprintf("the statement names %s, outside this server's dataset allowlist", t))
+				}
+			}
+			return nil
+		}
 		if len(named) > 0 {
 			return s.cfg.Datasets.Denied("BigQuery did not report which tables the query reads, so the dataset allowlist cannot be checked").
 				WithHint("This server fails closed when BigQuery's dry run lists no tables for a query that names one. Query tables of " + s.cfg.Datasets.String() + " directly.")

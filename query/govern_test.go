@@ -201,6 +201,9 @@ var corpusPlans = map[string]plan{
 	"DECLARE n INT64; SET n = (SELECT COUNT(*) FROM secret.orders); SELECT n":    {"SCRIPT", nil, 100},
 	"INSERT INTO sales.copy SELECT * FROM secret.orders":                         {"INSERT", []string{"p.secret.orders", "p.sales.copy"}, 100},
 	"CREATE TABLE sales.copy AS SELECT * FROM sales.v_orders JOIN hr.v_all ON 1": {"CREATE_TABLE_AS_SELECT", []string{"p.secret.orders"}, 100},
+	"INSERT INTO sales.copy (n) VALUES (1)":                                      {"INSERT", nil, 0},
+	"INSERT INTO secret.copy (n) VALUES (1)":                                     {"INSERT", nil, 0},
+	"CREATE TABLE hr.t AS SELECT 1 AS n":                                         {"CREATE_TABLE_AS_SELECT", nil, 0},
 }
 
 // TestDatasetAllowlistCorpus: no form of reading a table outside the
@@ -259,6 +262,9 @@ func TestDatasetAllowlistCorpus(t *testing.T) {
 		{sql: "DECLARE n INT64; SET n = (SELECT COUNT(*) FROM secret.orders); SELECT n", writes: true},
 		{sql: "INSERT INTO sales.copy SELECT * FROM secret.orders", writes: true},
 		{sql: "CREATE TABLE sales.copy AS SELECT * FROM sales.v_orders JOIN hr.v_all ON 1", writes: true},
+		{sql: "INSERT INTO sales.copy (n) VALUES (1)", writes: true, allowed: true},
+		{sql: "INSERT INTO secret.copy (n) VALUES (1)", writes: true},
+		{sql: "CREATE TABLE hr.t AS SELECT 1 AS n", writes: true},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, corpusPlans, tc.writes)

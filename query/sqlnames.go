@@ -82,7 +82,7 @@ func readNames(toks []sqlToken) *sqlNames {
 			if kw == "FROM" && (len(parens) > 0 && parens[len(parens)-1] == "EXTRACT" || i > 0 && strings.EqualFold(toks[i-1].text, "DISTINCT")) {
 				continue
 			}
-			i = n.readFromList(toks, i+1, ctes, aliases) - 1
+			i = n.readFromList(toks, i+1, kw != "FROM" && kw != "JOIN" && kw != "USING", ctes, aliases) - 1
 		}
 	}
 	for i := 0; i < len(toks); {
@@ -100,8 +100,11 @@ func readNames(toks []sqlToken) *sqlNames {
 }
 
 // readFromList reads the from-items starting at i: a path, an optional
-// alias, and more items after commas. It returns where it stopped.
-func (n *sqlNames) readFromList(toks []sqlToken, i int, ctes, aliases map[string]bool) int {
+// alias, and more items after commas. target is set after a keyword that
+// names a table to write (INSERT, INTO, UPDATE, TABLE, MERGE), where a
+// parenthesis after the path opens a column list, not a function's
+// arguments. It returns where it stopped.
+func (n *sqlNames) readFromList(toks []sqlToken, i int, target bool, ctes, aliases map[string]bool) int {
 	for i < len(toks) {
 		if t := toks[i]; t.isPunct('(') || t.kind == tokWord && (strings.EqualFold(t.text, "UNNEST") ||
 			tablePositionKeywords[strings.ToUpper(t.text)] || reservedAfterTable[strings.ToUpper(t.text)]) {
@@ -113,7 +116,7 @@ func (n *sqlNames) readFromList(toks []sqlToken, i int, ctes, aliases map[string
 		}
 		i = next
 		switch {
-		case i < len(toks) && toks[i].isPunct('('):
+		case i < len(toks) && toks[i].isPunct('(') && !target:
 			// A function in table position: a TVF when qualified.
 			if len(path) > 1 {
 				n.functions = append(n.functions, path)
