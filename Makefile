@@ -62,11 +62,11 @@ lint:
 
 ## bench: the server against the raw Go client on the emulator, side by side
 ## (integration_test/bench; docs/performance.md records a run), then the
-## micro-benchmarks of the encoder and the executor. CI does not run it; the
-## integration target vets the harness.
+## micro-benchmarks: a tool call's own cost (server), the encoder and the
+## executor. CI does not run it; the integration target vets the harness.
 bench:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./query/... ./resilience/...
+	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/...
 
 clean:
 	rm -rf bin
