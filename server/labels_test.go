@@ -35,6 +35,8 @@ func TestLabelJobs(t *testing.T) {
 		want map[string]string
 	}{
 		{"named client", named, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "mcp_client": "claude_code", "team": "data"}},
+		{"client info as JSON", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Meta: mcp.Meta{mcp.MetaKeyClientInfo: map[string]any{"name": "VS Code / Copilot", "version": "1"}}}},
+			map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "mcp_client": "vs_code___copilot", "team": "data"}},
 		{"unnamed client", &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{}}, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "team": "data"}},
 		{"no request", nil, map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "team": "data"}},
 	} {
