@@ -44,9 +44,10 @@ type toolSpec struct {
 // portable form (portable).
 //
 // Start-up does only what tools/list needs: inferring and resolving every
-// schema up front was most of the time from exec to the first answer. The
-// validator is resolved at the tool's first call (TestEveryInputSchemaResolves
-// proves each one does) and the output schema when the docs ask.
+// schema up front was three quarters of building the MCP server, paid on
+// every start. The validator is resolved at the tool's first call
+// (TestEveryToolValidatesItsArguments proves each one resolves) and the
+// output schema when the docs ask.
 func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)) toolSpec {
 	in, err := jsonschema.For[In](schemaOptions)
 	if err != nil {
