@@ -452,3 +452,24 @@ func TestConfirmationAboveThreshold(t *testing.T) {
 		t.Errorf("%d jobs ran, want 2", q)
 	}
 }
+
+// FuzzReadNames: the allowlist's reader of names never panics, and every
+// table path it finds is made of the text's own identifiers.
+func FuzzReadNames(f *testing.F) {
+	for sql := range corpusPlans {
+		f.Add(sql)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		toks, _ := lexSQL(sql)
+		n := readNames(toks)
+		for _, p := range append(append([][]string{}, n.tables...), n.functions...) {
+			for _, part := range p {
+				for _, w := range strings.Split(strings.ToLower(part), "-") {
+					if !n.words[w] && !n.words[strings.ToLower(part)] {
+						t.Fatalf("path part %q of %q is not an identifier of the text", part, p)
+					}
+				}
+			}
+		}
+	})
+}
