@@ -71,21 +71,31 @@ func (p *serverProc) call(ctx context.Context, tool string, args map[string]any)
 
 // p3 times fresh server processes from exec to the first tools/list answer
 // and reads their idle memory; the peak is that of the process the other
-// measurements used.
+// measurements used. It splits the time three ways: `--version` (process
+// start and package initialisation, no work: the floor any start pays),
+// exec to the initialize answer (the same plus the server's set-up and the
+// handshake) and exec to the tools/list answer.
 func (b *bench) p3(ctx context.Context, main *serverProc) error {
-	var starts sample
+	var version, initialized, listed sample
 	var idle int64
 	for range b.o.starts {
 		start := time.Now()
+		if out, err := exec.Command(b.bin, "--version").CombinedOutput(); err != nil {
+			return fmt.Errorf("--version: %w: %s", err, out)
+		}
+		version = append(version, time.Since(start))
+
+		start = time.Now()
 		p, err := b.start(ctx)
 		if err != nil {
 			return err
 		}
+		initialized = append(initialized, time.Since(start))
 		if _, err := p.session.ListTools(ctx, nil); err != nil {
 			p.close()
 			return fmt.Errorf("tools/list: %w", err)
 		}
-		starts = append(starts, time.Since(start))
+		listed = append(listed, time.Since(start))
 		time.Sleep(500 * time.Millisecond)
 		rss, _, err := memory(p.pid())
 		p.close()
@@ -94,14 +104,21 @@ func (b *bench) p3(ctx context.Context, main *serverProc) error {
 		}
 		idle = max(idle, rss)
 	}
-	fmt.Printf("start to first tools/list: p50 %s, max %s over %d starts (initialize + tools/list over stdio)\n",
-		ms(starts.quantile(.5)), ms(starts.quantile(1)), len(starts))
-	fmt.Printf("idle RSS after start: %s (highest of %d)\n", mb(idle), len(starts))
+	for _, s := range []struct {
+		name string
+		d    sample
+	}{{"--version (start + package init)", version}, {"start to initialize answer", initialized}, {"start to first tools/list", listed}} {
+		fmt.Printf("%-34s p50 %s, min %s, max %s over %d starts\n", s.name, ms(s.d.quantile(.5)), ms(s.d.quantile(0)), ms(s.d.quantile(1)), len(s.d))
+	}
+	fmt.Printf("idle RSS after start: %s (highest of %d)\n", mb(idle), len(listed))
 	rss, peak, err := memory(main.pid())
 	if err != nil {
 		return err
 	}
 	fmt.Printf("server used for P1/P2 so far: RSS %s, peak RSS (VmHWM) %s\n", mb(rss), mb(peak))
+	if st, err := os.Stat(b.bin); err == nil {
+		fmt.Printf("binary: %.1f MB (go build, not stripped)\n", float64(st.Size())/(1<<20))
+	}
 	return nil
 }
 
