@@ -91,6 +91,8 @@ type Request struct {
 	Query string
 	// RequestID is the requestId of a jobs.query.
 	RequestID string
+	// Labels are the job labels of a jobs.insert or jobs.query.
+	Labels map[string]string
 	// Fault is what was injected ("none" when forwarded untouched).
 	Fault string
 	// Forwarded says the request reached the backend.
@@ -213,20 +215,23 @@ func describe(r *http.Request, body []byte) Request {
 			Configuration struct {
 				DryRun bool                   `json:"dryRun"`
 				Query  struct{ Query string } `json:"query"`
+				Labels map[string]string      `json:"labels"`
 			} `json:"configuration"`
 		}
 		if json.Unmarshal(body, &job) == nil {
 			req.JobID, req.DryRun, req.Query = job.JobReference.JobID, job.Configuration.DryRun, job.Configuration.Query.Query
+			req.Labels = job.Configuration.Labels
 		}
 	case r.Method == http.MethodPost && jobsQuery.MatchString(path):
 		req.Op = "jobs.query"
 		var q struct {
-			Query     string `json:"query"`
-			RequestID string `json:"requestId"`
-			DryRun    bool   `json:"dryRun"`
+			Query     string            `json:"query"`
+			RequestID string            `json:"requestId"`
+			DryRun    bool              `json:"dryRun"`
+			Labels    map[string]string `json:"labels"`
 		}
 		if json.Unmarshal(body, &q) == nil {
-			req.Query, req.RequestID, req.DryRun = q.Query, q.RequestID, q.DryRun
+			req.Query, req.RequestID, req.DryRun, req.Labels = q.Query, q.RequestID, q.DryRun, q.Labels
 		}
 		if req.RequestID != "" {
 			req.JobID = heldPrefix + req.RequestID
