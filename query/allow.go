@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/bigquery"
-	"github.com/hashicorp/golang-lru/v2/expirable"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
@@ -256,8 +255,8 @@ func (s *Service) viewTables(ctx context.Context, view tableRef) ([]tableRef, er
 }
 
 // newViewCache remembers views' tables for viewTablesTTL.
-func newViewCache() *expirable.LRU[tableRef, []tableRef] {
-	return expirable.NewLRU[tableRef, []tableRef](1024, nil, viewTablesTTL)
+func newViewCache() *ttlCache[tableRef, []tableRef] {
+	return newTTLCache[tableRef, []tableRef](1024, viewTablesTTL)
 }
 
 // startedJob is a job this server started, after its query passed the
@@ -272,8 +271,8 @@ type startedJob struct {
 // query results for about a day.
 const startedJobsTTL = 24 * time.Hour
 
-func newStartedJobs() *expirable.LRU[string, startedJob] {
-	return expirable.NewLRU[string, startedJob](4096, nil, startedJobsTTL)
+func newStartedJobs() *ttlCache[string, startedJob] {
+	return newTTLCache[string, startedJob](4096, startedJobsTTL)
 }
 
 // checkJobDatasets refuses to read the results of a job this server did not

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
 
@@ -472,4 +473,24 @@ func FuzzReadNames(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestTTLCacheExpires: entries vanish after their TTL, and the cache starts
+// no goroutine (the integration tests' leak checks hold it to that).
+func TestTTLCacheExpires(t *testing.T) {
+	c := newTTLCache[string, int](2, 20*time.Millisecond)
+	c.Add("a", 1)
+	if v, ok := c.Get("a"); !ok || v != 1 {
+		t.Fatalf("Get = %v, %v", v, ok)
+	}
+	time.Sleep(30 * time.Millisecond)
+	if _, ok := c.Get("a"); ok {
+		t.Error("an expired entry was returned")
+	}
+	c.Add("b", 2)
+	c.Add("c", 3)
+	c.Add("d", 4)
+	if _, ok := c.Get("b"); ok {
+		t.Error("the size bound did not evict the oldest entry")
+	}
 }

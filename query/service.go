@@ -23,7 +23,6 @@ import (
 
 	"cloud.google.com/go/bigquery"
 	"github.com/google/uuid"
-	"github.com/hashicorp/golang-lru/v2/expirable"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -91,9 +90,9 @@ type Service struct {
 	// catalog and views serve the dataset allowlist's questions about
 	// views (allow.go).
 	catalog Catalog
-	views   *expirable.LRU[tableRef, []tableRef]
+	views   *ttlCache[tableRef, []tableRef]
 	// started remembers the jobs this server started (allow.go).
-	started *expirable.LRU[string, startedJob]
+	started *ttlCache[string, startedJob]
 	// newRequestID picks the jobs.query requestId before the first attempt
 	// so that a retried request can never start a second job.
 	newRequestID func() string
