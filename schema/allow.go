@@ -25,3 +25,8 @@ func (s *Service) checkProject(project string) error {
 	}
 	return s.allow.Denied("project " + project + " has no dataset in this server's dataset allowlist")
 }
+
+// SetBudget makes search_columns' INFORMATION_SCHEMA queries count against
+// the callers' bytes budgets and show in their usage, like the queries
+// agents write; nil counts nothing.
+func (s *Service) SetBudget(b *governance.Budget) { s.budget = b }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/api/iterator"
 
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
@@ -30,6 +31,8 @@ const (
 	// infoSchemaBytes caps what one INFORMATION_SCHEMA query may bill; it
 	// bills BigQuery's 10 MB minimum in practice.
 	infoSchemaBytes = 100 << 20
+	// infoSchemaMinBill is BigQuery's minimum bill for such a query.
+	infoSchemaMinBill = 10 << 20
 )
 
 // SearchInput is search_columns' input.
@@ -192,6 +195,13 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, IFNULL(description, '') AS description "+
 		"FROM `%s.%s.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS` "+
 		"WHERE STRPOS(LOWER(field_path), @q) > 0 OR STRPOS(LOWER(IFNULL(description, '')), @q) > 0 LIMIT %d", project, dataset, limit*4)
+	// BigQuery bills at least 10 MB for each INFORMATION_SCHEMA query; that
+	// minimum is what the budget is charged, the job's own figure not being
+	// at hand through the client's row iterator.
+	principal := auth.CallerFrom(ctx).Principal
+	if err := s.budget.Check(principal, infoSchemaMinBill); err != nil {
+		return nil, err
+	}
 	var found []scored
 	err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
 		found = found[:0]
@@ -226,6 +236,9 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			}
 		}
 	})
+	if err == nil {
+		s.budget.Add(principal, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
+	}
 	return found, err
 }
 

@@ -15,6 +15,8 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/option"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -141,5 +143,30 @@ func TestSearchColumnsInformationSchemaThenMetadata(t *testing.T) {
 		if _, err := s.SearchColumns(context.Background(), in); err == nil {
 			t.Errorf("%+v accepted", in)
 		}
+	}
+}
+
+// search_columns' INFORMATION_SCHEMA queries spend from the caller's bytes
+// budget (BigQuery's 10 MB minimum each) and are refused when it is spent.
+func TestSearchColumnsSpendsTheBudget(t *testing.T) {
+	meta := newFake()
+	meta.addDataset("a", "US")
+	f := &infoSchemaFake{fakeBigQuery: meta}
+	s := newSearchService(t, f)
+	budget := governance.NewBudget(15<<20, 0)
+	s.SetBudget(budget)
+	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
+	if _, err := s.SearchColumns(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	if r := budget.Report(""); r.Session.Jobs != 1 || r.Session.BytesBilled != infoSchemaMinBill {
+		t.Errorf("usage after one search = %+v", r.Session)
+	}
+	_, err := s.SearchColumns(context.Background(), in)
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
+		t.Fatalf("second search = %v, want RESOURCE_EXHAUSTED", err)
+	}
+	if len(f.queries) != 1 {
+		t.Errorf("%d INFORMATION_SCHEMA queries ran, want 1", len(f.queries))
 	}
 }

@@ -37,6 +37,8 @@ type Service struct {
 	limits RowLimits
 	// allow is the dataset allowlist (SetAllowlist); nil allows all.
 	allow *governance.Allowlist
+	// budget keeps the callers' bytes budgets (SetBudget); nil: none.
+	budget *governance.Budget
 }
 
 // NewService returns a Service using defaultProject when a call names none.

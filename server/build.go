@@ -256,6 +256,9 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, err
 	}
+	// One ledger: queries agents write and search_columns' own queries
+	// spend from the same budgets.
+	budget := governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay)
 	rest, err := bq.NewService(ctx, opts...)
 	if err != nil {
 		client.Close()
@@ -278,7 +281,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			MaxWait:         cfg.MaxWait,
 
 			Datasets:          allow,
-			Budget:            governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay),
+			Budget:            budget,
 			ConfirmAboveBytes: cfg.ConfirmAboveBytes,
 		}, qHooks, log),
 	}
@@ -287,6 +290,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc.Query.SetLocations(query.Locations{Dataset: svc.Schema.DatasetLocation, Project: svc.Schema.DatasetLocations})
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	svc.Schema.SetAllowlist(allow)
+	svc.Schema.SetBudget(budget)
 	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})
