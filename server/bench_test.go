@@ -110,3 +110,13 @@ func benchmarkCalls(b *testing.B, s *mcp.Server, tool string) {
 		call()
 	}
 }
+
+// BenchmarkNewServer is building the MCP server (tool definitions, their
+// input schemas, registration with the SDK): part of every start before
+// the first answer.
+func BenchmarkNewServer(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		New(Services{}, Options{})
+	}
+}
