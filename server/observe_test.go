@@ -19,7 +19,10 @@ import (
 // cache: what each package reports reaches telemetry as the right metric,
 // span and log line.
 
-const breakerOpenFor = 50 * time.Millisecond
+// breakerOpenFor is long enough that the breaker is still open at step 3
+// on a loaded machine under -race (50 ms was not), and short enough to
+// wait out at step 4.
+const breakerOpenFor = 500 * time.Millisecond
 
 func testExecutor(t *testing.T, hooks resilience.Hooks) *resilience.Executor {
 	t.Helper()
