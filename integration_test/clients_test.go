@@ -332,6 +332,7 @@ var inspectorCalls = map[string]toolCall{
 	"get_job":    {needsJob: true, args: func(j jobRef) map[string]any { return map[string]any{"jobId": j.ID, "location": j.Location} }},
 	"cancel_job": {needsJob: true, args: func(j jobRef) map[string]any { return map[string]any{"jobId": j.ID, "location": j.Location} }},
 	"health":     {args: func(jobRef) map[string]any { return map[string]any{} }},
+	"usage":      {args: func(jobRef) map[string]any { return map[string]any{} }},
 }
 
 type toolCall struct {
