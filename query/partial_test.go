@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,9 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -282,44 +278,18 @@ func (w tWriter) Write(p []byte) (int, error) {
 const partialJobID = "bqmcp_partial_test_job"
 
 // newPartialService returns a Service on the real BigQuery client, talking
-// to fake through resilience.Transport, with three query attempts.
+// to fake through resilience.Transport (newSlowService), with three query
+// attempts and millisecond backoff.
 func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
 	t.Helper()
-	srv := httptest.NewServer(fake)
-	ctx := context.Background()
-	hc := &http.Client{Transport: &resilience.Transport{}}
-	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
-	client, err := bigquery.NewClient(ctx, "p", opts...)
-	if err != nil {
-		t.Fatalf("bigquery.NewClient: %v", err)
-	}
-	rest, err := bq.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatalf("bq.NewService: %v", err)
-	}
-	t.Cleanup(func() {
-		client.Close()
-		hc.CloseIdleConnections()
-		srv.Close()
-	})
-
+	s := newSlowService(t, fake)
 	rcfg := resilience.Defaults()
 	rcfg.Policies[resilience.Query] = resilience.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
-	cfg := Config{
-		Project:         "p",
-		AllowWrites:     true, // no read-only dry run: the fake need not answer one
-		MaxBytesBilled:  1 << 30,
-		DefaultMaxRows:  100,
-		MaxRows:         1000,
-		MaxResultBytes:  1 << 20,
-		QueryTimeout:    30 * time.Second,
-		MaxQueryTimeout: time.Minute,
-	}
-	s := NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
+	s.exec = exec
 	return s
 }
 
