@@ -1,0 +1,275 @@
+package sqltext
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// TokenKind classifies the token shapes the readers care about.
+type TokenKind uint8
+
+const (
+	// Word is an unquoted identifier, keyword or number: [A-Za-z0-9_]+.
+	// String prefixes (r, b, rb, br) are words too: they do not change
+	// where a literal ends.
+	Word TokenKind = iota + 1
+	// String is a string or bytes literal in any quoting, raw or not.
+	String
+	// QuotedIdent is a `backtick-quoted` identifier.
+	QuotedIdent
+	// Punct is any other single character (one UTF-8 sequence).
+	Punct
+)
+
+// Token is one significant token.
+type Token struct {
+	Kind       TokenKind
+	Start, End int
+	// Text is the source from Start to End.
+	Text string
+	// Value is a quoted identifier's name as BigQuery reads it (backticks
+	// removed, escapes decoded); for every other kind it is Text.
+	Value string
+	// BadEscape is set on a quoted identifier whose escapes BigQuery does
+	// not accept; its Value is then unusable.
+	BadEscape bool
+}
+
+// IsPunct reports whether t is the punctuation c.
+func (t Token) IsPunct(c byte) bool {
+	return t.Kind == Punct && len(t.Text) == 1 && t.Text[0] == c
+}
+
+// IsWord reports whether t is the unquoted word w, in any case.
+func (t Token) IsWord(w string) bool {
+	return t.Kind == Word && strings.EqualFold(t.Text, w)
+}
+
+// Lex tokenises GoogleSQL, dropping whitespace and comments. It follows
+// BigQuery's lexer (ZetaSQL's flex_tokenizer.l) on every rule that decides
+// where a token ends:
+//
+//   - "--" and "#" comments run to the next '\n' or '\r'; "/* */" comments
+//     do not nest.
+//   - Single-line literals ('…' and "…") may not contain a raw newline;
+//     triple-quoted literals may, and end at the first unescaped run of
+//     three quotes.
+//   - In every kind of literal and in `quoted identifiers`, a backslash and
+//     the character after it are one unit, even in raw strings (BigQuery's
+//     raw strings keep the backslash but the quote still does not close).
+//
+// SQL that ends inside a literal, identifier or comment, or a single-line
+// literal broken by a newline, yields a non-empty agent-safe reason. BigQuery
+// rejects such SQL too, and a reader that guessed where the construct ends
+// could disagree with BigQuery about where the statement ends. The tokens
+// read so far are still returned; an unterminated literal or identifier
+// becomes a final token that runs to the end of the input.
+func Lex(src string) (toks []Token, incomplete string) {
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\b':
+			i++
+		case c == '#' || (c == '-' && strings.HasPrefix(src[i:], "--")):
+			i = skipLineComment(src, i)
+		case c == '/' && strings.HasPrefix(src[i:], "/*"):
+			end := strings.Index(src[i+2:], "*/")
+			if end < 0 {
+				return toks, "the SQL is incomplete: a /* comment is not closed with */"
+			}
+			i += 2 + end + 2
+		case c == '\'' || c == '"' || c == '`':
+			end, reason := scanQuoted(src, i)
+			if reason != "" {
+				toks = append(toks, newQuoted(src, i, len(src), c))
+				toks[len(toks)-1].BadEscape = c == '`'
+				return toks, reason
+			}
+			toks = append(toks, newQuoted(src, i, end, c))
+			i = end
+		case isWordByte(c):
+			j := i + 1
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			toks = append(toks, Token{Kind: Word, Start: i, End: j, Text: src[i:j], Value: src[i:j]})
+			i = j
+		case c >= utf8.RuneSelf:
+			// Unicode whitespace (e.g. a no-break space pasted from a
+			// document) separates tokens in BigQuery too; anything else
+			// is a one-rune token that BigQuery will reject or use as it
+			// likes, but never as a string or comment delimiter.
+			r, n := utf8.DecodeRuneInString(src[i:])
+			if !unicode.IsSpace(r) {
+				toks = append(toks, Token{Kind: Punct, Start: i, End: i + n, Text: src[i : i+n], Value: src[i : i+n]})
+			}
+			i += n
+		default:
+			toks = append(toks, Token{Kind: Punct, Start: i, End: i + 1, Text: src[i : i+1], Value: src[i : i+1]})
+			i++
+		}
+	}
+	return toks, ""
+}
+
+func newQuoted(src string, start, end int, q byte) Token {
+	t := Token{Kind: String, Start: start, End: end, Text: src[start:end], Value: src[start:end]}
+	if q != '`' {
+		return t
+	}
+	t.Kind = QuotedIdent
+	v, ok := unescape(strings.TrimSuffix(t.Text[1:], "`"))
+	t.Value, t.BadEscape = v, !ok || v == ""
+	return t
+}
+
+// unescape decodes the escape sequences GoogleSQL accepts in string
+// literals and quoted identifiers: \a \b \f \n \r \t \v \\ \? \" \' \`,
+// octal \ooo, \xhh (or \Xhh), \uhhhh and \Uhhhhhhhh. ok is false for any
+// other escape, which BigQuery rejects.
+func unescape(s string) (string, bool) {
+	if !strings.Contains(s, `\`) {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return "", false
+		}
+		switch c := s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '?', '"', '\'', '`':
+			b.WriteByte(c)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			if i+3 > len(s) {
+				return "", false
+			}
+			n, err := strconv.ParseUint(s[i:i+3], 8, 8)
+			if err != nil {
+				return "", false
+			}
+			b.WriteByte(byte(n))
+			i += 2
+		case 'x', 'X', 'u', 'U':
+			width := map[byte]int{'x': 2, 'X': 2, 'u': 4, 'U': 8}[c]
+			if i+1+width > len(s) {
+				return "", false
+			}
+			n, err := strconv.ParseUint(s[i+1:i+1+width], 16, 32)
+			if err != nil {
+				return "", false
+			}
+			if width == 2 {
+				b.WriteByte(byte(n))
+			} else {
+				r := rune(n)
+				if !utf8.ValidRune(r) {
+					return "", false
+				}
+				b.WriteRune(r)
+			}
+			i += width
+		default:
+			return "", false
+		}
+	}
+	v := b.String()
+	return v, utf8.ValidString(v)
+}
+
+// skipLineComment returns the offset of the line break that ends the comment
+// starting at i, or len(src). Both '\n' and '\r' end it, as in BigQuery;
+// ending it at '\r' alone matters, or "SELECT 1 --\r; DROP …" would hide a
+// second statement from the guard but not from BigQuery.
+func skipLineComment(src string, i int) int {
+	if j := strings.IndexAny(src[i:], "\r\n"); j >= 0 {
+		return i + j
+	}
+	return len(src)
+}
+
+// scanQuoted scans the string literal or quoted identifier whose opening quote
+// is at src[i] and returns the offset just past its closing quote, or a
+// non-empty reason when it is not terminated.
+func scanQuoted(src string, i int) (end int, reason string) {
+	q := src[i]
+	if q != '`' && i+2 < len(src) && src[i+1] == q && src[i+2] == q {
+		// Triple-quoted: newlines and lone quotes are content. BigQuery's
+		// lexer picks this reading whenever three quotes open a literal,
+		// since it is always the longer match.
+		for j := i + 3; j < len(src); j++ {
+			switch src[j] {
+			case '\\':
+				j++ // the escaped character never closes the literal
+			case q:
+				if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
+					return j + 3, ""
+				}
+			}
+		}
+		return 0, "the SQL is incomplete: a triple-quoted string is not closed"
+	}
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '\\':
+			j++
+		case q:
+			return j + 1, ""
+		case '\n', '\r':
+			if q == '`' {
+				return 0, "the SQL is incomplete: a `quoted identifier` is not closed on its line"
+			}
+			return 0, "the SQL is incomplete: a quoted string is not closed on its line (use ''' or \"\"\" for multi-line strings)"
+		}
+	}
+	if q == '`' {
+		return 0, "the SQL is incomplete: a `quoted identifier` is not closed"
+	}
+	return 0, "the SQL is incomplete: a quoted string is not closed"
+}
+
+// Split groups tokens into statements separated by ';', dropping empty
+// ones. Every returned group has at least one token.
+func Split(toks []Token) [][]Token {
+	var stmts [][]Token
+	start := 0
+	for i, t := range toks {
+		if t.IsPunct(';') {
+			if i > start {
+				stmts = append(stmts, toks[start:i])
+			}
+			start = i + 1
+		}
+	}
+	if start < len(toks) {
+		stmts = append(stmts, toks[start:])
+	}
+	return stmts
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }

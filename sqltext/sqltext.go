@@ -1,0 +1,101 @@
+// Package sqltext reads GoogleSQL text the way BigQuery resolves it, for the
+// checks that run before a statement is sent: the read-only guard and the
+// dataset allowlist.
+//
+// It is not a parser. It lexes the text once, exactly where BigQuery's lexer
+// decides where a token ends, decodes every quoting and escape form so that
+// names compare as BigQuery resolves them, and then finds every object path
+// in every position where GoogleSQL names an object: from-items anywhere in
+// a list, TABLE and MODEL arguments, qualified function and procedure calls,
+// and the targets of DDL, DCL, LOAD DATA and table copies. What it cannot
+// place it reports in Statement.Unplaced, so a caller that must account for
+// every name can refuse the statement instead of guessing. The tests in
+// integration_test check it against ZetaSQL, BigQuery's own parser.
+package sqltext
+
+// ObjectKind says what kind of object a path names.
+type ObjectKind uint8
+
+const (
+	// Table is anything in table position: a table, view, materialized
+	// view, snapshot, external table or wildcard table prefix.
+	Table ObjectKind = iota + 1
+	// Model is a BigQuery ML model (MODEL x, CREATE MODEL x).
+	Model
+	// Routine is a persistent function, table function or procedure.
+	Routine
+	// Dataset is a dataset (GoogleSQL's schema): CREATE SCHEMA x,
+	// GRANT … ON SCHEMA x.
+	Dataset
+)
+
+func (k ObjectKind) String() string {
+	switch k {
+	case Table:
+		return "table"
+	case Model:
+		return "model"
+	case Routine:
+		return "routine"
+	case Dataset:
+		return "dataset"
+	}
+	return "object"
+}
+
+// Object is one object a statement names.
+type Object struct {
+	Kind ObjectKind
+	// Path holds the name's parts as BigQuery reads them: quoting removed,
+	// escapes decoded, a quoted part holding dots split at them
+	// (`p.d.t` and p.d.t are both [p d t]).
+	Path []string
+	// Write is set when the statement creates, changes, drops or grants on
+	// the object rather than only reading it.
+	Write bool
+}
+
+// Statement is what one statement of a text names.
+type Statement struct {
+	// Kind is the statement's leading keywords, upper-case: "SELECT" (also
+	// for WITH and parenthesised queries), "INSERT", "UPDATE", "DELETE",
+	// "MERGE", "TRUNCATE TABLE", "CREATE TABLE", "CREATE VIEW", "DROP
+	// SCHEMA", "GRANT", "CALL", "LOAD DATA", "EXPORT DATA", …; the first
+	// keyword alone for statements the reader does not know.
+	Kind string
+	// Objects are the objects the statement names, in text order. A path
+	// of one part without a default dataset may be a CTE or alias; those
+	// the reader recognises as such are left out.
+	Objects []Object
+	// InformationSchema are the paths that contain INFORMATION_SCHEMA (in
+	// any spelling), wherever they appear.
+	InformationSchema [][]string
+	// External is set when the statement calls EXTERNAL_QUERY.
+	External bool
+	// Unplaced explains what the reader could not account for: a statement
+	// kind it does not know, an object position it cannot read, a
+	// malformed escape. A caller that must know every name refuses the
+	// statement when it is not empty.
+	Unplaced []string
+}
+
+// Text is one lexed SQL text.
+type Text struct {
+	// Tokens are the text's significant tokens (no whitespace or comments).
+	Tokens []Token
+	// Statements are the non-empty statements, split at ';'.
+	Statements []Statement
+	// Incomplete is non-empty, with an agent-safe reason, when the text
+	// ends inside a literal, quoted identifier or comment.
+	Incomplete string
+}
+
+// Parse lexes sql once and reads every statement in it.
+func Parse(sql string) *Text {
+	toks, incomplete := Lex(sql)
+	t := &Text{Tokens: toks, Incomplete: incomplete}
+	for _, st := range Split(toks) {
+		t.Statements = append(t.Statements, readStatement(st))
+	}
+	return t
+}

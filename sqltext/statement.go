@@ -1,0 +1,6 @@
+package sqltext
+
+// readStatement reads the objects one statement names.
+func readStatement(toks []Token) Statement {
+	return Statement{Unplaced: []string{"not implemented yet"}}
+}
