@@ -9,9 +9,13 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ARG VERSION=dev
-# Static and reproducible: no cgo, no paths or VCS stamps in the binary.
+ARG COMMIT=
+# Static and reproducible: no cgo, no paths or VCS stamps in the binary. The
+# same flags as the Makefile, .goreleaser.yaml and .ko.yaml (checked by
+# cmd/bigquery-mcp's TestReleaseBuildFlagsAgree), so the image built here and
+# the released one hold the same binary.
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X main.version=${VERSION}" \
+      -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/bigquery-mcp ./cmd/bigquery-mcp
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -8,7 +8,12 @@
 GO            ?= go
 EMULATOR_ENV  := CGO_ENABLED=1 CC=clang CXX=clang++
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS       := -X main.version=$(VERSION)
+COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
+# The release build flags. .goreleaser.yaml, .ko.yaml and the Dockerfile pass
+# the same ones (cmd/bigquery-mcp's TestReleaseBuildFlagsAgree checks), so
+# every artefact holds the same binary: static, no paths, no VCS stamp.
+BUILD_FLAGS   := -trimpath -buildvcs=false
+LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 # The real MCP clients the integration tests drive (conformance suite, MCP
 # Inspector) and the Node 22 they run on, pinned in integration_test/clients.
@@ -21,7 +26,7 @@ CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o bin/bigquery-mcp ./cmd/bigquery-mcp
+	CGO_ENABLED=0 $(GO) build $(BUILD_FLAGS) -ldflags "$(LDFLAGS)" -o bin/bigquery-mcp ./cmd/bigquery-mcp
 
 ## test: unit tests, then the emulator-backed integration tests.
 test: unit integration

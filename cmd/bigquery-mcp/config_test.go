@@ -131,9 +131,23 @@ func TestVersionAsCommandAndFlag(t *testing.T) {
 		if err := run(context.Background(), args, env(nil), strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
 			t.Fatalf("%v: %v", args, err)
 		}
-		if stdout.String() != "bigquery-mcp "+version+"\n" {
+		if stdout.String() != versionString()+"\n" || !strings.HasPrefix(stdout.String(), "bigquery-mcp ") {
 			t.Errorf("%v: %q", args, stdout.String())
 		}
+	}
+}
+
+// A release build names its version and commit (the ldflags of the
+// Makefile, .goreleaser.yaml, .ko.yaml and the Dockerfile).
+func TestVersionNamesTheCommit(t *testing.T) {
+	defer func(v, c string) { version, commit = v, c }(version, commit)
+	version, commit = "v1.2.3", "0123456789abcdef0123456789abcdef01234567"
+	var stdout bytes.Buffer
+	if err := run(context.Background(), []string{"--version"}, env(nil), strings.NewReader(""), &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "bigquery-mcp v1.2.3 (commit 0123456789abcdef0123456789abcdef01234567)\n"; stdout.String() != want {
+		t.Errorf("--version = %q, want %q", stdout.String(), want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,8 +28,35 @@ import (
 // rest of the shutdown budget.
 const shutdownFlush = 3 * time.Second
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
+// version and commit are set at build time with
+// -ldflags "-X main.version=… -X main.commit=…" (Makefile, .goreleaser.yaml,
+// .ko.yaml and the Dockerfile all pass the same flags). A plain
+// `go install …@vX.Y.Z` sets neither: versionString falls back to what the
+// Go toolchain recorded in the binary.
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// versionString is what --version prints: the release version and the
+// commit it was built from.
+func versionString() string {
+	v, c := version, commit
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "dev" && info.Main.Version != "" && info.Main.Version != "(devel)" {
+			v = info.Main.Version
+		}
+		for _, kv := range info.Settings {
+			if kv.Key == "vcs.revision" && c == "" {
+				c = kv.Value
+			}
+		}
+	}
+	if c == "" {
+		return "bigquery-mcp " + v
+	}
+	return "bigquery-mcp " + v + " (commit " + c + ")"
+}
 
 func main() {
 	// SIGTERM (Cloud Run, process managers) and SIGINT (Ctrl-C) cancel
@@ -55,7 +83,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	switch s.command {
 	case "version":
-		fmt.Fprintln(stdout, "bigquery-mcp", version)
+		fmt.Fprintln(stdout, versionString())
 		return nil
 	case "help":
 		// Asked for, so it goes to stdout: `bigquery-mcp help | less`.
@@ -91,6 +119,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if err := s.checkHTTPAuth(); err != nil {
 			return err
 		}
+		s.clientAuth.Log = log
 		if guard, err = clientauth.New(ctx, s.clientAuth); err != nil {
 			return err
 		}
@@ -109,7 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	log.Info("starting", "transport", s.command, "project", s.Project, "location", s.Location,
 		"allow_writes", s.AllowWrites, "toolsets", s.Toolsets, "read_only", s.ReadOnly, "auth", string(backend.Identity.Mode), "principal", principal,
 		"via", backend.Identity.Via, "client_auth", string(s.clientAuth.Mode), "max_concurrent_calls", s.MaxConcurrentCalls,
-		"version", version)
+		"version", version, "commit", commit)
 	if backend.Identity.Error != "" {
 		log.Log(ctx, observability.LevelCritical, "credentials unusable: tools will return AUTH_ERROR", "error", backend.Identity.Error)
 	}
