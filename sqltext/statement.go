@@ -1,6 +1,551 @@
 package sqltext
 
+import (
+	"strings"
+)
+
+// frame is one level of parentheses (the statement itself is the outermost).
+type frame struct {
+	// opener is the upper-cased word before the '(' that opened the frame.
+	opener string
+	// from is set while the frame is in a FROM list (or another list of
+	// from-items: MERGE … USING, JOIN in pipe syntax).
+	from bool
+	// item is set where a from-item may start: right after FROM, JOIN, a
+	// comma of a FROM list, or the '(' of a parenthesised join.
+	item bool
+}
+
+// reader reads one statement's tokens.
+type reader struct {
+	toks []Token
+	st   Statement
+	// ranges are the range variables (from-item aliases, tables' last
+	// parts, CTE names) declared so far, lower-cased: a from-item path that
+	// starts with one is a correlated path (alias.array_column), not a
+	// table.
+	ranges map[string]bool
+	ctes   map[string]bool
+}
+
 // readStatement reads the objects one statement names.
 func readStatement(toks []Token) Statement {
-	return Statement{Unplaced: []string{"not implemented yet"}}
+	r := &reader{toks: toks, ranges: map[string]bool{}, ctes: map[string]bool{}}
+	r.st.Kind = statementKind(toks)
+	if !knownKinds[r.st.Kind] {
+		r.unplaced("the statement kind " + r.st.Kind + " is not one this server can check")
+	}
+	r.scan()
+	r.checkTarget()
+	return r.st
+}
+
+// checkTarget makes sure a statement that writes names what it writes: a
+// DDL, DCL, DML or LOAD statement in which the reader found no target is
+// one it did not understand.
+func (r *reader) checkTarget() {
+	if r.st.Kind == "SELECT" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
+		return
+	}
+	for _, o := range r.st.Objects {
+		if o.Write || r.st.Kind == "CALL" && o.Kind == Routine {
+			return
+		}
+	}
+	r.unplaced("the object a " + r.st.Kind + " statement acts on could not be read")
+}
+
+// knownKinds are the statement kinds the reader knows the object positions
+// of (docs/governance.md lists them).
+var knownKinds = wordLines(`SELECT
+INSERT
+UPDATE
+DELETE
+MERGE
+TRUNCATE TABLE
+CREATE TABLE
+CREATE TABLE FUNCTION
+CREATE EXTERNAL TABLE
+CREATE SNAPSHOT TABLE
+CREATE VIEW
+CREATE MATERIALIZED VIEW
+CREATE FUNCTION
+CREATE AGGREGATE FUNCTION
+CREATE PROCEDURE
+CREATE MODEL
+CREATE SCHEMA
+CREATE SEARCH INDEX
+CREATE VECTOR INDEX
+CREATE ROW ACCESS POLICY
+DROP TABLE
+DROP EXTERNAL TABLE
+DROP SNAPSHOT TABLE
+DROP VIEW
+DROP MATERIALIZED VIEW
+DROP FUNCTION
+DROP TABLE FUNCTION
+DROP PROCEDURE
+DROP MODEL
+DROP SCHEMA
+DROP SEARCH INDEX
+DROP VECTOR INDEX
+DROP ROW ACCESS POLICY
+DROP ALL ROW ACCESS POLICIES
+ALTER TABLE
+ALTER VIEW
+ALTER MATERIALIZED VIEW
+ALTER SCHEMA
+ALTER MODEL
+ALTER VECTOR INDEX
+UNDROP SCHEMA
+GRANT
+REVOKE
+CALL
+LOAD DATA
+EXPORT DATA
+EXPORT MODEL`)
+
+// maxKindWords is the most words a known kind has.
+const maxKindWords = 4
+
+// statementKind names the statement from its leading keywords: the longest
+// known kind they start with (CREATE OR REPLACE TEMP TABLE is CREATE
+// TABLE), or the first keyword alone.
+func statementKind(toks []Token) string {
+	i := leadingWord(toks)
+	if i < 0 {
+		return ""
+	}
+	first := strings.ToUpper(toks[i].Text)
+	switch first {
+	case "SELECT", "WITH", "FROM", "TABLE":
+		return "SELECT"
+	}
+	var words []string
+	for ; i < len(toks) && toks[i].Kind == Word && len(words) < maxKindWords+3; i++ {
+		w := strings.ToUpper(toks[i].Text)
+		if len(words) > 0 && words[0] == "CREATE" && (w == "OR" || w == "REPLACE" || w == "TEMP" || w == "TEMPORARY") {
+			continue
+		}
+		words = append(words, w)
+	}
+	for n := min(len(words), maxKindWords); n > 0; n-- {
+		if k := strings.Join(words[:n], " "); knownKinds[k] {
+			return k
+		}
+	}
+	if len(first) > 32 {
+		first = first[:32]
+	}
+	return first
+}
+
+func wordLines(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, l := range strings.Split(s, "\n") {
+		m[l] = true
+	}
+	return m
+}
+
+func (r *reader) unplaced(reason string) {
+	for _, u := range r.st.Unplaced {
+		if u == reason {
+			return
+		}
+	}
+	r.st.Unplaced = append(r.st.Unplaced, reason)
+}
+
+// scan walks the tokens once, keeping a frame per parenthesis, and reads a
+// path wherever GoogleSQL names an object.
+func (r *reader) scan() {
+	toks := r.toks
+	frames := []frame{{}}
+	top := func() *frame { return &frames[len(frames)-1] }
+	for _, t := range toks {
+		if t.BadEscape {
+			r.unplaced("a quoted identifier holds an escape sequence BigQuery does not accept")
+		}
+		if (t.Kind == Word || t.Kind == QuotedIdent) && strings.EqualFold(t.Value, "EXTERNAL_QUERY") {
+			r.st.External = true
+		}
+	}
+	for i := 0; i < len(toks); {
+		t := toks[i]
+		f := top()
+		switch {
+		case t.IsPunct('('):
+			opener := ""
+			if i > 0 && toks[i-1].Kind == Word {
+				opener = strings.ToUpper(toks[i-1].Text)
+			}
+			startsItem := f.from && f.item
+			f.item = false
+			frames = append(frames, frame{opener: opener})
+			if startsItem && !startsQuery(toks, i+1) {
+				// A parenthesised join: its first token starts a
+				// from-item too.
+				top().from, top().item = true, true
+			}
+			i++
+			continue
+		case t.IsPunct(')'):
+			if len(frames) > 1 {
+				frames = frames[:len(frames)-1]
+			}
+			i++
+			continue
+		case t.IsPunct(','):
+			if f.from {
+				f.item = true
+			}
+			i++
+			continue
+		case t.IsPunct('|') && i+1 < len(toks) && toks[i+1].IsPunct('>'):
+			// A pipe operator ends the FROM list it follows.
+			f.from, f.item = false, false
+			i += 2
+			continue
+		case t.Kind == Punct:
+			f.item = false
+			i++
+			continue
+		}
+		if t.Kind == Word && i > 0 && (toks[i-1].IsPunct('.') || toks[i-1].IsPunct('@')) {
+			// A path part or a parameter (@x, @@dataset_id), never a
+			// keyword.
+			i++
+			continue
+		}
+		if t.Kind == Word {
+			if next, ok := r.keyword(toks, i, f); ok {
+				i = next
+				continue
+			}
+		}
+		if f.from && f.item {
+			i = r.fromItem(toks, i)
+			f.item = false
+			continue
+		}
+		path, next := readPath(toks, i)
+		if len(path) == 0 {
+			i++
+			continue
+		}
+		r.expressionPath(path, toks, next)
+		i = next
+	}
+}
+
+// keyword handles a word that starts or changes an object position. It
+// returns where to go on and whether it handled the word.
+func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
+	kw := strings.ToUpper(toks[i].Text)
+	if i+1 < len(toks) && toks[i+1].IsPunct('.') && !reserved[kw] {
+		return 0, false // the first part of a path (model.t)
+	}
+	switch kw {
+	case "FROM":
+		prev := ""
+		if i > 0 && toks[i-1].Kind == Word {
+			prev = strings.ToUpper(toks[i-1].Text)
+		}
+		if f.opener == "EXTRACT" || prev == "DISTINCT" {
+			return i + 1, true // EXTRACT(x FROM y), IS DISTINCT FROM
+		}
+		if r.st.Kind == "REVOKE" && i+1 < len(toks) && toks[i+1].Kind == String {
+			return i + 1, true
+		}
+		f.from, f.item = true, true
+		return i + 1, true
+	case "JOIN":
+		f.from, f.item = true, true
+		return i + 1, true
+	case "USING":
+		if r.st.Kind == "MERGE" && !f.from && len(r.st.Objects) > 0 {
+			// MERGE target USING source: a from-item.
+			f.from, f.item = true, true
+			return i + 1, true
+		}
+		return 0, false
+	case "ON":
+		if r.onTarget() {
+			return r.object(toks, i+1, Table, true), true
+		}
+		f.item = false // a join condition; the FROM list goes on after it
+		return i + 1, true
+	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION", "INTERSECT", "EXCEPT",
+		"SELECT", "SET", "VALUES", "WHEN", "OPTIONS":
+		// A clause that ends a FROM list.
+		f.from, f.item = false, false
+		return i + 1, true
+	case "TABLE":
+		if i+1 < len(toks) && toks[i+1].IsWord("FUNCTION") {
+			return r.object(toks, i+2, Routine, r.isDDL()), true
+		}
+		return r.object(toks, i+1, Table, r.isDDL() || r.st.Kind == "TRUNCATE TABLE" || r.st.Kind == "GRANT" || r.st.Kind == "REVOKE"), true
+	case "VIEW":
+		return r.object(toks, i+1, Table, true), true
+	case "MODEL":
+		return r.object(toks, i+1, Model, r.isDDL() || strings.HasPrefix(r.st.Kind, "EXPORT")), true
+	case "SCHEMA":
+		return r.object(toks, i+1, Dataset, true), true
+	case "FUNCTION", "PROCEDURE":
+		return r.object(toks, i+1, Routine, true), true
+	case "CALL":
+		return r.object(toks, i+1, Routine, false), true
+	case "INTO", "OVERWRITE":
+		return r.object(toks, i+1, Table, true), true
+	case "UPDATE", "DELETE", "INSERT", "MERGE":
+		if i == leadingWord(toks) {
+			j := i + 1
+			if j < len(toks) && (toks[j].IsWord("INTO") || toks[j].IsWord("FROM")) {
+				j++
+			}
+			return r.object(toks, j, Table, true), true
+		}
+		return 0, false
+	case "CLONE", "COPY", "LIKE", "REFERENCES":
+		if kw == "LIKE" && !r.isDDL() {
+			return 0, false // the LIKE operator
+		}
+		return r.object(toks, i+1, Table, false), true
+	case "CONNECTION":
+		if i > 0 && toks[i-1].IsWord("WITH") {
+			r.unplaced("connections (WITH CONNECTION) are outside the dataset allowlist")
+		}
+		return 0, false
+	case "EXECUTE":
+		r.unplaced("EXECUTE IMMEDIATE runs SQL that cannot be read before it runs")
+		return 0, false
+	case "RECURSIVE":
+		return i + 1, true
+	}
+	if i+2 < len(toks) && toks[i+1].IsWord("AS") && toks[i+2].IsPunct('(') && f.opener == "" && !f.from {
+		// name AS ( … ): a CTE (WITH a AS (…), b AS (…)). It becomes a
+		// range variable only where a FROM list names it.
+		r.ctes[strings.ToLower(toks[i].Value)] = true
+	}
+	return 0, false
+}
+
+// onTarget reports whether the ON at i names the table of a search or
+// vector index or a row access policy (CREATE SEARCH INDEX i ON t, DROP ALL
+// ROW ACCESS POLICIES ON t) rather than a join condition.
+func (r *reader) onTarget() bool {
+	k := r.st.Kind
+	return strings.HasSuffix(k, " INDEX") || strings.HasSuffix(k, "ROW ACCESS POLICY") || strings.HasSuffix(k, "ROW ACCESS POLICIES")
+}
+
+func (r *reader) isDDL() bool {
+	k := r.st.Kind
+	return strings.HasPrefix(k, "CREATE ") || strings.HasPrefix(k, "DROP ") || strings.HasPrefix(k, "ALTER ") ||
+		strings.HasPrefix(k, "UNDROP ") || k == "GRANT" || k == "REVOKE"
+}
+
+// object reads the path at i (after IF [NOT] EXISTS) as an object of kind
+// and returns the index after it. A position with no path is left alone.
+func (r *reader) object(toks []Token, i int, kind ObjectKind, write bool) int {
+	for i < len(toks) && (toks[i].IsWord("IF") || toks[i].IsWord("NOT") || toks[i].IsWord("EXISTS")) {
+		i++
+	}
+	if i < len(toks) && toks[i].Kind == Word && reserved[strings.ToUpper(toks[i].Text)] {
+		return i
+	}
+	path, next := readPath(toks, i)
+	if len(path) == 0 {
+		return i
+	}
+	r.add(Object{Kind: kind, Path: path, Write: write})
+	if kind == Table {
+		r.ranges[strings.ToLower(path[len(path)-1])] = true
+	}
+	return next
+}
+
+// add records an object, or an INFORMATION_SCHEMA path.
+func (r *reader) add(o Object) {
+	if hasInformationSchema(o.Path) {
+		r.st.InformationSchema = append(r.st.InformationSchema, o.Path)
+		return
+	}
+	if len(o.Path) == 1 && r.ctes[strings.ToLower(o.Path[0])] {
+		return
+	}
+	r.st.Objects = append(r.st.Objects, o)
+}
+
+// fromItem reads the from-item starting at i: a table path, a table-valued
+// function call, or a correlated path. Parentheses and UNNEST are left to
+// the scan. It returns where to go on.
+func (r *reader) fromItem(toks []Token, i int) int {
+	t := toks[i]
+	if t.Kind == Word && (reserved[strings.ToUpper(t.Text)] || t.IsWord("LATERAL")) {
+		return i + 1
+	}
+	path, next := readPath(toks, i)
+	if len(path) == 0 {
+		return i + 1
+	}
+	if next < len(toks) && toks[next].IsPunct('(') {
+		r.call(path)
+		return next
+	}
+	if len(path) > 1 && r.ranges[strings.ToLower(path[0])] {
+		// alias.array_column: an implicit UNNEST of a range variable.
+		r.ranges[strings.ToLower(path[len(path)-1])] = true
+		return r.alias(toks, next)
+	}
+	r.add(Object{Kind: Table, Path: path})
+	r.ranges[strings.ToLower(path[len(path)-1])] = true
+	return r.alias(toks, next)
+}
+
+// alias records the from-item alias at i ([AS] name), if any.
+func (r *reader) alias(toks []Token, i int) int {
+	if i < len(toks) && toks[i].IsWord("AS") {
+		i++
+	}
+	if i < len(toks) && (toks[i].Kind == Word && !reserved[strings.ToUpper(toks[i].Text)] && !notAlias[strings.ToUpper(toks[i].Text)] || toks[i].Kind == QuotedIdent) {
+		r.ranges[strings.ToLower(toks[i].Value)] = true
+		i++
+	}
+	return i
+}
+
+// expressionPath handles a path outside any object position: a function
+// call names a routine unless it is one of BigQuery's own; any other path
+// is a column or field, except INFORMATION_SCHEMA in any position.
+func (r *reader) expressionPath(path []string, toks []Token, next int) {
+	if next < len(toks) && toks[next].IsPunct('(') {
+		r.call(path)
+		return
+	}
+	if hasInformationSchema(path) {
+		r.st.InformationSchema = append(r.st.InformationSchema, path)
+	}
+}
+
+// call records a call of path: a persistent routine when it is qualified
+// and not in one of BigQuery's function namespaces.
+func (r *reader) call(path []string) {
+	if len(path) < 2 {
+		return
+	}
+	p := path
+	if strings.EqualFold(p[0], "SAFE") {
+		p = p[1:]
+	}
+	if len(p) < 2 || builtinNamespaces[strings.ToUpper(p[0])] && len(p) == 2 {
+		return
+	}
+	r.add(Object{Kind: Routine, Path: path})
+}
+
+// builtinNamespaces are the prefixes of BigQuery's own functions
+// (NET.HOST, ML.PREDICT, KEYS.NEW_KEYSET, …); SAFE. may precede any.
+var builtinNamespaces = map[string]bool{
+	"NET": true, "ML": true, "AI": true, "KEYS": true, "AEAD": true, "HLL_COUNT": true, "KLL_QUANTILES": true,
+	"OBJ": true, "VECTOR_INDEX": true,
+}
+
+// readPath reads a dotted path at i: words (a project may be hyphenated:
+// my-project.ds.t) and backtick-quoted parts, which may hold dots
+// themselves. It returns the parts and the index after the path; no parts
+// when toks[i] does not start one.
+func readPath(toks []Token, i int) ([]string, int) {
+	var parts []string
+	for i < len(toks) {
+		t := toks[i]
+		switch {
+		case t.Kind == QuotedIdent:
+			parts = append(parts, splitQuoted(t.Value, len(parts) == 0)...)
+			i++
+		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)]):
+			word := t.Text
+			i++
+			// Hyphenated names are written unquoted too; the tokens
+			// touch (no space) in that case.
+			for i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
+				(toks[i+1].Kind == Word) && toks[i+1].Start == toks[i].End {
+				word += "-" + toks[i+1].Text
+				i += 2
+			}
+			parts = append(parts, word)
+		default:
+			return parts, i
+		}
+		if i+1 < len(toks) && toks[i].IsPunct('.') && (toks[i+1].Kind == Word || toks[i+1].Kind == QuotedIdent) {
+			i++
+			continue
+		}
+		return parts, i
+	}
+	return parts, i
+}
+
+// splitQuoted splits a quoted identifier's name at its dots, as BigQuery
+// does for `project.dataset.table`. A domain-scoped project
+// (`example.com:project.dataset.table`) keeps its domain.
+func splitQuoted(v string, first bool) []string {
+	parts := strings.Split(v, ".")
+	if first && len(parts) > 1 && !strings.Contains(parts[0], ":") && strings.Contains(parts[1], ":") {
+		parts = append([]string{parts[0] + "." + parts[1]}, parts[2:]...)
+	}
+	return parts
+}
+
+func hasInformationSchema(path []string) bool {
+	for _, p := range path {
+		if strings.EqualFold(p, "INFORMATION_SCHEMA") {
+			return true
+		}
+	}
+	return false
+}
+
+// startsQuery reports whether the tokens at i begin a query (a subquery in
+// parentheses) rather than a parenthesised join.
+func startsQuery(toks []Token, i int) bool {
+	for ; i < len(toks) && toks[i].IsPunct('('); i++ {
+	}
+	return i < len(toks) && (toks[i].IsWord("SELECT") || toks[i].IsWord("WITH") || toks[i].IsWord("FROM") || toks[i].IsWord("TABLE"))
+}
+
+// leadingWord returns the index of the statement's first word after any
+// opening parentheses, or -1.
+func leadingWord(toks []Token) int {
+	for i, t := range toks {
+		if t.IsPunct('(') {
+			continue
+		}
+		if t.Kind == Word {
+			return i
+		}
+		return -1
+	}
+	return -1
+}
+
+// reserved are GoogleSQL's reserved keywords: none of them can start an
+// unquoted path.
+var reserved = wordSet(`ALL AND ANY ARRAY AS ASC ASSERT_ROWS_MODIFIED AT BETWEEN BY CASE CAST COLLATE CONTAINS
+	CREATE CROSS CUBE CURRENT DEFAULT DEFINE DESC DISTINCT ELSE END ENUM ESCAPE EXCEPT EXCLUDE EXISTS EXTRACT
+	FALSE FETCH FOLLOWING FOR FROM FULL GROUP GROUPING GROUPS HASH HAVING IF IGNORE IN INNER INTERSECT INTERVAL
+	INTO IS JOIN LATERAL LEFT LIKE LIMIT LOOKUP MERGE NATURAL NEW NO NOT NULL NULLS OF ON OR ORDER OUTER OVER
+	PARTITION PRECEDING PROTO QUALIFY RANGE RECURSIVE RESPECT RIGHT ROLLUP ROWS SELECT SET SOME STRUCT
+	TABLESAMPLE THEN TO TREAT TRUE UNBOUNDED UNION UNNEST USING WHEN WHERE WINDOW WITH WITHIN`)
+
+// notAlias are unreserved keywords that may follow a from-item and are not
+// its alias.
+var notAlias = wordSet(`PIVOT UNPIVOT MATCH_RECOGNIZE OPTIONS CLUSTER SYSTEM_TIME WHERE`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
 }

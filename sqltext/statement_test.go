@@ -1,0 +1,79 @@
+package sqltext
+
+import (
+	"strings"
+	"testing"
+)
+
+func describe(st Statement) string {
+	var parts []string
+	for _, o := range st.Objects {
+		w := ""
+		if o.Write {
+			w = "!"
+		}
+		parts = append(parts, o.Kind.String()+w+":"+strings.Join(o.Path, "."))
+	}
+	for _, p := range st.InformationSchema {
+		parts = append(parts, "is:"+strings.Join(p, "."))
+	}
+	if st.External {
+		parts = append(parts, "external")
+	}
+	if len(st.Unplaced) > 0 {
+		parts = append(parts, "UNPLACED")
+	}
+	return strings.TrimSpace(st.Kind + " " + strings.Join(parts, " "))
+}
+
+// TestObjectPositions reads one statement of every object position issue
+// 17 lists, spelled the ways attackers spelled them, and names every object:
+// kind, "!" for a write, decoded path.
+func TestObjectPositions(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM (SELECT 1 AS x), `region-us`.`INFORMATION\\x5FSCHEMA`.JOBS", `SELECT is:region-us.INFORMATION_SCHEMA.JOBS`},
+		{`SELECT * FROM ML.PREDICT(MODEL secret.m, TABLE sales.t)`, `SELECT model:secret.m table:sales.t`},
+		{`SELECT secret.fn(x), SAFE.NET.HOST(u), sales.t.col FROM sales.t`, `SELECT routine:secret.fn table:sales.t`},
+		{`DROP SCHEMA secret CASCADE`, `DROP SCHEMA dataset!:secret`},
+		{`CREATE OR REPLACE TABLE sales.c CLONE secret.t`, `CREATE TABLE table!:sales.c table:secret.t`},
+		{"GRANT `roles/bigquery.dataViewer` ON SCHEMA secret TO 'user:a@b.c'", `GRANT dataset!:secret`},
+		{"REVOKE `roles/x` ON TABLE secret.t FROM 'user:a'", `REVOKE table!:secret.t`},
+		{`LOAD DATA OVERWRITE secret.t FROM FILES(format='CSV', uris=['gs://x'])`, `LOAD DATA table!:secret.t`},
+		{`SELECT * FROM sales.a JOIN sales.b ON a.x = b.x, secret.t`, `SELECT table:sales.a table:sales.b table:secret.t`},
+		{`SELECT * FROM sales.a AS a, a.items, UNNEST(a.arr) x, secret.t`, `SELECT table:sales.a table:secret.t`},
+		{`WITH c AS (SELECT 1) SELECT * FROM c, c.x`, `SELECT`},
+		{`SELECT EXTRACT(YEAR FROM d) FROM sales.t WHERE x IN (SELECT y FROM secret.u)`, `SELECT table:sales.t table:secret.u`},
+		{`INSERT INTO sales.t (a, b) SELECT * FROM secret.u`, `INSERT table!:sales.t table:secret.u`},
+		{`MERGE sales.t T USING secret.s S ON T.id = S.id WHEN MATCHED THEN UPDATE SET a = 1`, `MERGE table!:sales.t table:secret.s`},
+		{`CALL secret.p()`, `CALL routine:secret.p`},
+		{`CREATE TABLE FUNCTION sales.f(x INT64) AS SELECT * FROM secret.t`, `CREATE TABLE FUNCTION routine!:sales.f table:secret.t`},
+		{"SELECT * FROM `proj.secret.t`, `example.com:proj.ds.t`", `SELECT table:proj.secret.t table:example.com:proj.ds.t`},
+		{`FROM sales.t |> JOIN secret.u USING (id) |> WHERE x > 1`, `SELECT table:sales.t table:secret.u`},
+		{`SELECT * FROM my-proj.secret.t`, `SELECT table:my-proj.secret.t`},
+		{`CREATE SEARCH INDEX i ON secret.t(ALL COLUMNS)`, `CREATE SEARCH INDEX table!:secret.t`},
+		{`EXECUTE IMMEDIATE 'SELECT 1'`, `EXECUTE UNPLACED`},
+		{"SELECT * FROM `secre\\x74`.t, model.x", `SELECT table:secret.t table:model.x`},
+		{`ALTER TABLE sales.t ADD FOREIGN KEY (a) REFERENCES secret.u(b) NOT ENFORCED`, `ALTER TABLE table!:sales.t table:secret.u`},
+		{`SELECT * FROM ((sales.a JOIN secret.b USING (id)))`, `SELECT table:sales.a table:secret.b`},
+		{`SELECT * FROM sales.t FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP() , secret.u`, `SELECT table:sales.t table:secret.u`},
+		{`EXPORT DATA OPTIONS(uri='gs://x/*') AS SELECT * FROM secret.t`, `EXPORT DATA table:secret.t`},
+		{`SELECT * FROM EXTERNAL_QUERY('c', 'SELECT 1')`, `SELECT external`},
+		{`SELECT * FROM sales.t PIVOT(SUM(x) FOR y IN ('a', 'b')), secret.u`, `SELECT table:sales.t table:secret.u`},
+		{`SELECT * FROM sales.t TABLESAMPLE SYSTEM (10 PERCENT), secret.u`, `SELECT table:sales.t table:secret.u`},
+		{`DELETE sales.t WHERE true`, `DELETE table!:sales.t`},
+		{`UPDATE sales.t SET a = 1 FROM secret.u WHERE t.id = u.id`, `UPDATE table!:sales.t table:secret.u`},
+		{`CREATE SCHEMA IF NOT EXISTS secret`, `CREATE SCHEMA dataset!:secret`},
+		{`SELECT * FROM VECTOR_SEARCH(TABLE secret.t, 'e', TABLE sales.q)`, `SELECT table:secret.t table:sales.q`},
+		{`SELECT ML.WEIGHTS(MODEL secret.m)`, `SELECT model:secret.m`},
+		{"SELECT `secret`.fn(1)", `SELECT routine:secret.fn`},
+	} {
+		p := Parse(c.sql)
+		if len(p.Statements) != 1 {
+			t.Errorf("%s: %d statements", c.sql, len(p.Statements))
+			continue
+		}
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
