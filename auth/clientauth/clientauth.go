@@ -12,7 +12,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -69,6 +71,9 @@ type Config struct {
 	// HTTPClient carries key fetches (google) and token verification
 	// (oauth); nil means a client with a 10 s timeout.
 	HTTPClient *http.Client
+	// Log receives verification faults (never a credential); nil means
+	// slog.Default().
+	Log *slog.Logger
 }
 
 // Guard authenticates requests before they reach the MCP handler.
@@ -77,6 +82,7 @@ type Guard struct {
 	verify      mcpauth.TokenVerifier
 	scopes      []string
 	resourceURL string
+	log         *slog.Logger
 }
 
 // New checks cfg and builds its Guard.
@@ -85,7 +91,10 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
-	g := &Guard{mode: cfg.Mode, resourceURL: cfg.ResourceURL}
+	g := &Guard{mode: cfg.Mode, resourceURL: cfg.ResourceURL, log: cfg.Log}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
 	allow, err := newAllowlist(cfg.AllowedPrincipals)
 	if err != nil {
 		return nil, err
@@ -150,8 +159,29 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 		if g.mode == OAuth {
 			opts.ResourceMetadataURL = g.metadataURL(r)
 		}
-		mcpauth.RequireBearerToken(g.verify, opts)(next).ServeHTTP(&challenge{ResponseWriter: w}, r)
+		mcpauth.RequireBearerToken(g.safeVerify, opts)(next).ServeHTTP(&challenge{ResponseWriter: w}, r)
 	})
+}
+
+// safeVerify runs the mode's verifier and turns a panic in it into a 401.
+// Verification parses what anyone on the network sends, partly in
+// libraries this server does not control; without this, net/http would
+// recover the panic itself and drop the connection with no answer.
+func (g *Guard) safeVerify(ctx context.Context, token string, r *http.Request) (ti *mcpauth.TokenInfo, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			// Go stacks print a string argument as a pointer and length;
+			// the panic value could quote the token, so it is cut out.
+			msg := fmt.Sprint(p)
+			if token != "" {
+				msg = strings.ReplaceAll(msg, token, "[credential]")
+			}
+			g.log.ErrorContext(ctx, "client credential verification panicked; answered 401",
+				"client_auth", string(g.mode), "panic", msg, "stack", string(debug.Stack()))
+			ti, err = nil, invalid("the credential could not be verified")
+		}
+	}()
+	return g.verify(ctx, token, r)
 }
 
 // resource is the MCP endpoint's public URL.

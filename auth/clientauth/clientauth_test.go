@@ -106,7 +106,7 @@ type signer struct {
 	key *rsa.PrivateKey
 }
 
-func newSigner(t *testing.T) *signer {
+func newSigner(t testing.TB) *signer {
 	k, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +127,7 @@ func (s *signer) RoundTrip(r *http.Request) (*http.Response, error) {
 		Body: io.NopCloser(strings.NewReader(string(jwks))), Request: r}, nil
 }
 
-func (s *signer) token(t *testing.T, claims map[string]any) string {
+func (s *signer) token(t testing.TB, claims map[string]any) string {
 	t.Helper()
 	enc := func(v any) string {
 		b, _ := json.Marshal(v)

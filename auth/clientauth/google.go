@@ -28,6 +28,9 @@ func googleVerifier(ctx context.Context, hc *http.Client, audiences []string, al
 		return nil, fmt.Errorf("client-auth google: %w", err)
 	}
 	return func(ctx context.Context, token string, _ *http.Request) (*mcpauth.TokenInfo, error) {
+		if err := checkIDTokenShape(token); err != nil {
+			return nil, err
+		}
 		// The audience is checked below, against the whole list.
 		p, err := v.Validate(ctx, token, "")
 		if err != nil {

@@ -54,6 +54,9 @@ type verdict struct {
 }
 
 func (o *oauthVerifier) verify(ctx context.Context, token string, _ *http.Request) (*mcpauth.TokenInfo, error) {
+	if err := checkAccessTokenShape(token); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256([]byte(token))
 	key := hex.EncodeToString(sum[:])
 	v, ok := o.verdicts.Get(key)
