@@ -42,7 +42,18 @@ func newFlagSet(getenv func(string) string) *flagSet {
 
 func (f *flagSet) env(name string) (string, bool) {
 	v := f.getenv(envName(name))
+	if unfilledPlaceholder(v) {
+		return "", false
+	}
 	return v, v != ""
+}
+
+// unfilledPlaceholder reports a variable that an MCP Bundle host left as
+// the manifest's literal "${user_config.key}": Claude Desktop passes an
+// optional setting the user left blank that way instead of an empty string
+// (modelcontextprotocol/mcpb#250). It means unset, as an empty value does.
+func unfilledPlaceholder(v string) bool {
+	return strings.HasPrefix(v, "${user_config.") && strings.HasSuffix(v, "}")
 }
 
 // kind says how flags of one type are read from the environment and
