@@ -10,22 +10,29 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
-// Identify puts the caller the HTTP edge authenticated (go-sdk passes its
-// TokenInfo with every request) into the call's context: per-identity
-// caches key on it, and in oauth mode the BigQuery transport takes the
-// user's token from it. Calls without one (stdio, client-auth none) run
-// as the server.
+// Identify puts the caller the HTTP edge authenticated into the call's
+// context (see withCaller).
 func Identify() Middleware {
 	return func(_ string, next Handler) Handler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
-			if extra := req.GetExtra(); extra != nil {
-				if c := auth.CallerFromTokenInfo(extra.TokenInfo); c.Principal != "" {
-					ctx = auth.WithCaller(ctx, c)
-				}
-			}
-			return next(ctx, req)
+			return next(withCaller(ctx, req), req)
 		}
 	}
+}
+
+// withCaller returns ctx carrying the caller the HTTP edge authenticated
+// for req (go-sdk passes its TokenInfo with every request): per-identity
+// caches key on it, and in oauth mode the BigQuery transport takes the
+// user's token from it, so every handler that reaches BigQuery (tools,
+// resources, completion) must call it. Requests without one (stdio,
+// client-auth none) run as the server.
+func withCaller(ctx context.Context, req mcp.Request) context.Context {
+	if extra := req.GetExtra(); extra != nil {
+		if c := auth.CallerFromTokenInfo(extra.TokenInfo); c.Principal != "" {
+			return auth.WithCaller(ctx, c)
+		}
+	}
+	return ctx
 }
 
 // Shed bounds the tool calls running at once to max (0: no bound). A call

@@ -36,6 +36,7 @@ func addSchemaResources(s *mcp.Server, svc *schema.Service) {
 		MIMEType:    "application/json",
 		URITemplate: schemaTemplate,
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		ctx = withCaller(ctx, req)
 		uri := req.Params.URI
 		ref, ok := strings.CutPrefix(uri, "bigquery://")
 		parts := strings.Split(ref, "/")
@@ -68,6 +69,7 @@ func completeNames(svc *schema.Service) func(context.Context, *mcp.CompleteReque
 		return nil
 	}
 	return func(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+		ctx = withCaller(ctx, req)
 		p := req.Params
 		res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 		if p.Ref == nil || p.Ref.Type != "ref/resource" || p.Ref.URI != schemaTemplate {
