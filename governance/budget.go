@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
@@ -13,6 +15,11 @@ import (
 // --max-bytes-per-day). A principal is the authenticated caller on HTTP and
 // the one local user ("") on stdio. The accounts live in this instance only:
 // fleet-wide limits are BigQuery's custom quotas (docs/governance.md).
+//
+// A query holds its estimate as a reservation from before its job starts
+// until the job is seen to finish (Reserve, Settle, Release): a check
+// followed by a charge after the job would let every call running at once
+// pass the same check.
 //
 // A nil *Budget keeps no limits but still counts nothing; use NewBudget
 // for a ledger that counts without limits (the usage tool).
@@ -23,15 +30,29 @@ type Budget struct {
 
 	mu       sync.Mutex
 	accounts map[string]*account
+	// reservations are the bytes held for jobs not yet settled, by
+	// reservation ID. A plain map, not a cache: dropping one would free
+	// bytes a running job may still bill. Each is settled or released by
+	// the call that made it or by the query service's follower of
+	// unfinished jobs, so there are at most as many as jobs running.
+	reservations map[string]reservation
 }
 
 // account is one principal's spending since the process started (session)
-// and since the start of the current UTC day (day).
+// and since the start of the current UTC day (day), and what its running
+// jobs hold (reserved), which counts against both limits.
 type account struct {
-	session Usage
-	day     Usage
-	dayOf   string
-	seen    time.Time
+	session  Usage
+	day      Usage
+	dayOf    string
+	seen     time.Time
+	reserved int64
+}
+
+// reservation is bytes held for one job of principal.
+type reservation struct {
+	principal string
+	bytes     int64
 }
 
 // Usage is what a principal's jobs cost.
@@ -44,7 +65,7 @@ type Usage struct {
 // NewBudget returns a ledger with the given limits in bytes billed; zero
 // means no limit.
 func NewBudget(perSession, perDay int64) *Budget {
-	return &Budget{perSession: perSession, perDay: perDay, now: time.Now, accounts: map[string]*account{}}
+	return &Budget{perSession: perSession, perDay: perDay, now: time.Now, accounts: map[string]*account{}, reservations: map[string]reservation{}}
 }
 
 // Limited reports whether any limit is set: only then must a query's cost be
@@ -62,7 +83,7 @@ func (b *Budget) account(principal string) *account {
 	if a == nil {
 		if len(b.accounts) > 1024 {
 			for p, old := range b.accounts {
-				if now.Sub(old.seen) > idleAccount {
+				if now.Sub(old.seen) > idleAccount && old.reserved == 0 {
 					delete(b.accounts, p)
 				}
 			}
@@ -78,7 +99,8 @@ func (b *Budget) account(principal string) *account {
 }
 
 // Left is what principal may still be billed: the smaller of what is left
-// of either limit. limited is false when no limit is set.
+// of either limit, less what running jobs hold. limited is false when no
+// limit is set.
 func (b *Budget) Left(principal string) (left int64, limited bool) {
 	if !b.Limited() {
 		return 0, false
@@ -91,10 +113,10 @@ func (b *Budget) Left(principal string) (left int64, limited bool) {
 func (b *Budget) left(a *account) int64 {
 	left := int64(-1)
 	if b.perSession > 0 {
-		left = max(0, b.perSession-a.session.BytesBilled)
+		left = max(0, b.perSession-a.session.BytesBilled-a.reserved)
 	}
 	if b.perDay > 0 {
-		d := max(0, b.perDay-a.day.BytesBilled)
+		d := max(0, b.perDay-a.day.BytesBilled-a.reserved)
 		if left < 0 || d < left {
 			left = d
 		}
@@ -103,17 +125,94 @@ func (b *Budget) left(a *account) int64 {
 }
 
 // Check refuses, with RESOURCE_EXHAUSTED, a query whose estimate is more
-// than principal has left. estimate is the dry run's bytes processed, which
-// on-demand billing charges (rounded up to 10 MB per table, which the
-// estimate may not show: a small overshoot is possible and accepted).
+// than principal has left, and holds nothing: dry_run_sql's answer, and
+// search_columns' fixed charge. A query that runs must Reserve instead.
+// estimate is the dry run's bytes processed, which on-demand billing
+// charges (rounded up to 10 MB per table, which the estimate may not show:
+// a small overshoot is possible and accepted).
 func (b *Budget) Check(principal string, estimate int64) error {
-	left, limited := b.Left(principal)
-	if !limited || estimate <= left {
+	if !b.Limited() {
 		return nil
 	}
-	return bqerr.Newf(bqerr.ResourceExhausted, "the query would process about %s but %s is left of this server's bytes budget", FormatBytes(estimate), FormatBytes(left)).
-		WithRetryable(false).
-		WithHint(b.hint())
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.fits(b.account(principal), estimate)
+}
+
+// fits is Check with b.mu held.
+func (b *Budget) fits(a *account, estimate int64) error {
+	left := b.left(a)
+	if estimate <= left {
+		return nil
+	}
+	msg := fmt.Sprintf("the query would process about %s but %s is left of this server's bytes budget", FormatBytes(estimate), FormatBytes(left))
+	if a.reserved > 0 {
+		msg += fmt.Sprintf(" (%s is held by queries still running)", FormatBytes(a.reserved))
+	}
+	return bqerr.New(bqerr.ResourceExhausted, msg).WithRetryable(false).WithHint(b.hint())
+}
+
+// Reserve holds bytes of principal's budget for a job about to start, or
+// refuses, with RESOURCE_EXHAUSTED, when they are more than is left; the
+// check and the hold are one step, so calls running at once cannot all
+// pass. It returns the reservation's ID, which Settle or Release ends.
+// Without limits it still holds (nothing is refused), so that the job's
+// cost is counted once whoever sees it finish.
+func (b *Budget) Reserve(principal string, bytes int64) (string, error) {
+	if b == nil {
+		return "", nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	a := b.account(principal)
+	if b.Limited() {
+		if err := b.fits(a, bytes); err != nil {
+			return "", err
+		}
+	}
+	bytes = max(bytes, 0)
+	id := uuid.NewString()
+	a.reserved += bytes
+	b.reservations[id] = reservation{principal: principal, bytes: bytes}
+	return id, nil
+}
+
+// Settle ends a reservation with its job's cost: the held bytes are freed
+// and u is charged to the principal who reserved them. It reports whether
+// this call settled it; a reservation already settled or released is left
+// alone, so two tools that see the same job finish charge it once.
+func (b *Budget) Settle(id string, u Usage) bool {
+	if b == nil || id == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, ok := b.reservations[id]
+	if !ok {
+		return false
+	}
+	delete(b.reservations, id)
+	a := b.account(r.principal)
+	a.reserved -= r.bytes
+	a.charge(u)
+	return true
+}
+
+// Release ends a reservation whose job never started: nothing is charged.
+// It reports whether this call released it.
+func (b *Budget) Release(id string) bool {
+	if b == nil || id == "" {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, ok := b.reservations[id]
+	if !ok {
+		return false
+	}
+	delete(b.reservations, id)
+	b.account(r.principal).reserved -= r.bytes
+	return true
 }
 
 func (b *Budget) hint() string {
@@ -136,7 +235,10 @@ func (b *Budget) Add(principal string, u Usage) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	a := b.account(principal)
+	b.account(principal).charge(u)
+}
+
+func (a *account) charge(u Usage) {
 	for _, x := range []*Usage{&a.session, &a.day} {
 		x.Jobs += u.Jobs
 		x.BytesProcessed += u.BytesProcessed
@@ -151,6 +253,9 @@ type Report struct {
 	// SessionLimit and DayLimit are the budgets in bytes billed (absent: no limit).
 	SessionLimit int64 `json:"sessionLimitBytes,omitempty"`
 	DayLimit     int64 `json:"dayLimitBytes,omitempty"`
+	// Reserved is what queries still running hold: their estimates, until
+	// each job's bytes billed replace them.
+	Reserved int64 `json:"reservedBytes"`
 	// Left is the most the next queries may be billed (absent: no limit).
 	Left *int64 `json:"leftBytes,omitempty"`
 }
@@ -163,7 +268,7 @@ func (b *Budget) Report(principal string) Report {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := b.account(principal)
-	r := Report{Session: a.session, Today: a.day, SessionLimit: b.perSession, DayLimit: b.perDay}
+	r := Report{Session: a.session, Today: a.day, SessionLimit: b.perSession, DayLimit: b.perDay, Reserved: a.reserved}
 	if b.Limited() {
 		left := b.left(a)
 		r.Left = &left
