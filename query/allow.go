@@ -5,10 +5,26 @@ import (
 	"fmt"
 	"strings"
 
-	"cloud.google.com/go/bigquery"
-
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
+
+// The dataset allowlist for statements decides from two independent
+// readings, and either one refuses:
+//
+//   - the text (checkText, before any request): every object path sqltext
+//     finds — tables, models, routines, datasets, in every position
+//     GoogleSQL names one — must resolve to an allowed dataset, and a
+//     statement whose objects sqltext cannot all place is refused;
+//   - BigQuery's dry run (checkPlan, before the job): every table it reads
+//     (views resolved to the tables under them), every routine it calls and
+//     every object its DDL or DCL targets must be in an allowed dataset,
+//     except the tables under an allowed view the text names (an
+//     authorized view).
+//
+// The text is decided first, so a dry run's error about a name outside
+// the allowlist (existence, a "Did you mean" column) never reaches the
+// caller.
 
 // Catalog answers, from cached metadata, what the dataset allowlist must
 // know about the objects a query names. The schema service implements it.
@@ -23,94 +39,93 @@ type Catalog interface {
 // referencedTables at most; a query that reaches it may read more.
 const maxReferencedTables = 50
 
-// tableRef is one table as BigQuery reports it.
+// tableRef is one table (or routine, or model) as BigQuery names it; a
+// dataset alone has no table.
 type tableRef struct{ project, dataset, table string }
 
-func (t tableRef) String() string { return t.project + "." + t.dataset + "." + t.table }
-
-// checkDatasets refuses, before any job runs, a statement that would read a
-// dataset outside the allowlist. It combines what BigQuery's dry run reports
-// (stats: the tables the statement reads, views resolved to the tables under
-// them) with what the text names (names), so that neither alone decides:
-//
-//   - Every table BigQuery reports must be in an allowed dataset, except
-//     the tables under a view of an allowed dataset that the query names
-//     (an authorized view): then the query must name no dataset outside the
-//     allowlist, and the reported table's dataset must not appear in the
-//     text at all, so that it can only have been reached through the view.
-//   - BigQuery leaves INFORMATION_SCHEMA and EXTERNAL_QUERY out of
-//     referencedTables: the first is allowed for allowed datasets only, the
-//     second never. Scripts and 50 or more tables are refused: BigQuery's
-//     list is then incomplete.
-//   - When BigQuery reports no table but a query's text names one, the list
-//     is missing: refused (fail closed). DML and DDL may name only the
-//     table they write, which must then be in an allowed dataset.
-func (s *Service) checkDatasets(ctx context.Context, r *request, stats *bigquery.QueryStatistics) error {
-	toks, _ := lexSQL(r.sql)
-	names := readNames(toks)
-	if err := s.checkNamesBeforeDryRun(r, names); err != nil {
-		return err
+func (t tableRef) String() string {
+	if t.table == "" {
+		return t.project + "." + t.dataset
 	}
-	if st := stats.StatementType; st == "SCRIPT" || len(splitSQLTokens(toks)) > 1 {
-		return s.cfg.Datasets.Denied("a script's tables cannot all be checked against the dataset allowlist before it runs").
-			WithHint("Send one statement per call; this server only reads the datasets " + s.cfg.Datasets.String() + ".")
-	}
-	if len(stats.ReferencedTables) >= maxReferencedTables {
-		return s.cfg.Datasets.Denied(fmt.Sprintf("the query reads %d or more tables, more than BigQuery lists for the dataset allowlist check", maxReferencedTables))
-	}
-	var outside []tableRef
-	for _, t := range stats.ReferencedTables {
-		ref := tableRef{t.ProjectID, t.DatasetID, t.TableID}
-		if !s.cfg.Datasets.Allows(ref.project, ref.dataset) {
-			outside = append(outside, ref)
-		}
-	}
-	named := s.namedTables(r, names)
-	if len(stats.ReferencedTables) == 0 {
-		if st := stats.StatementType; st != "" && st != "SELECT" {
-			// DML and DDL may name only the table they write: BigQuery
-			// lists the tables a statement reads.
-			for _, t := range named {
-				if !s.cfg.Datasets.Allows(t.project, t.dataset) {
-					return s.cfg.Datasets.Denied(fmt.Sprintf("the statement names %s, outside this server's dataset allowlist", t))
-				}
-			}
-			return nil
-		}
-		if len(named) > 0 {
-			return s.cfg.Datasets.Denied("BigQuery did not report which tables the query reads, so the dataset allowlist cannot be checked").
-				WithHint("This server fails closed when BigQuery's dry run lists no tables for a query that names one. Query tables of " + s.cfg.Datasets.String() + " directly.")
-		}
-		return nil
-	}
-	if len(outside) == 0 {
-		return nil
-	}
-	return s.checkThroughViews(ctx, names, named, outside)
+	return t.project + "." + t.dataset + "." + t.table
 }
 
-// checkNamesBeforeDryRun refuses what the text alone shows to be outside
-// the allowlist, before any request: a default dataset, INFORMATION_SCHEMA
-// of another dataset or of a whole region or project, and EXTERNAL_QUERY.
-func (s *Service) checkNamesBeforeDryRun(r *request, names *sqlNames) error {
+// checkText refuses, from the text alone and before any request, a
+// statement that names an object outside the allowlist or that the reader
+// cannot account for.
+func (s *Service) checkText(r *request) error {
 	a := s.cfg.Datasets
 	if r.defaultDataset != "" && !a.Allows(r.defaultProject, r.defaultDataset) {
 		return a.Denied(fmt.Sprintf("defaultDataset %s.%s is not in this server's dataset allowlist", r.defaultProject, r.defaultDataset))
 	}
-	if names.external {
+	text := r.text
+	if text.Incomplete != "" {
+		return bqerr.Invalid(text.Incomplete, "Complete the SQL and send it again.")
+	}
+	if len(text.Statements) != 1 {
+		return a.Denied("a script's objects cannot all be checked against the dataset allowlist before it runs").
+			WithHint("Send one statement per call; this server only reads the datasets " + a.String() + ".")
+	}
+	st := text.Statements[0]
+	if len(st.Unplaced) > 0 {
+		return a.Denied(st.Unplaced[0] + ", so the dataset allowlist cannot be checked").
+			WithHint("Under a dataset allowlist this server runs only statements whose every object it can place (docs/governance.md lists them). Name tables, models and routines of " + a.String() + " directly.")
+	}
+	if st.External {
 		return a.Denied("EXTERNAL_QUERY reads outside BigQuery's datasets and cannot be checked against the dataset allowlist")
 	}
-	for _, path := range names.infoSchema {
+	if st.Kind == "CALL" {
+		return a.Denied("a procedure runs statements that cannot be checked against the dataset allowlist before it runs").
+			WithHint("Run the procedure's statements one by one instead.")
+	}
+	for _, path := range st.InformationSchema {
 		ref, ok := s.infoSchemaDataset(r, path)
 		if !ok {
 			return a.Denied("region- and project-level INFORMATION_SCHEMA views describe every dataset; only a listed dataset's own INFORMATION_SCHEMA can be read").
 				WithHint("Use dataset.INFORMATION_SCHEMA.<view> for one of " + a.String() + ", or the list_tables, get_table_schema and search_columns tools.")
 		}
 		if !a.Allows(ref.project, ref.dataset) {
-			return a.Denied(fmt.Sprintf("dataset %s.%s is not in this server's dataset allowlist", ref.project, ref.dataset))
+			return a.Denied(fmt.Sprintf("dataset %s is not in this server's dataset allowlist", ref))
+		}
+	}
+	for _, o := range st.Objects {
+		for _, ref := range s.resolve(r, o) {
+			if !a.Allows(ref.project, ref.dataset) {
+				return a.Denied(fmt.Sprintf("the statement names %s %s, outside this server's dataset allowlist", o.Kind, ref))
+			}
 		}
 	}
 	return nil
+}
+
+// resolve returns where BigQuery finds o: a dataset is [project.]dataset; any
+// other object [[project.]dataset.]name. A two-part name is looked up in the
+// job's project, which the default dataset's project may differ from, so
+// both are returned. A one-part name of an object other than a dataset
+// resolves in the default dataset (already checked), or is a CTE, alias or
+// temporary object.
+func (s *Service) resolve(r *request, o sqltext.Object) []tableRef {
+	p := o.Path
+	if o.Kind == sqltext.Dataset {
+		switch len(p) {
+		case 1:
+			return []tableRef{{project: s.cfg.Project, dataset: p[0]}}
+		default:
+			return []tableRef{{project: p[0], dataset: strings.Join(p[1:], ".")}}
+		}
+	}
+	switch len(p) {
+	case 1:
+		return nil
+	case 2:
+		refs := []tableRef{{s.cfg.Project, p[0], p[1]}}
+		if r.defaultProject != "" && r.defaultProject != s.cfg.Project {
+			refs = append(refs, tableRef{r.defaultProject, p[0], p[1]})
+		}
+		return refs
+	default:
+		return []tableRef{{p[0], p[1], strings.Join(p[2:], ".")}}
+	}
 }
 
 // infoSchemaDataset returns the dataset whose INFORMATION_SCHEMA path
@@ -137,63 +152,70 @@ func (s *Service) infoSchemaDataset(r *request, path []string) (tableRef, bool) 
 	return tableRef{}, false
 }
 
-func hasInformationSchema(path []string) bool {
-	for _, p := range path {
-		if strings.EqualFold(p, "INFORMATION_SCHEMA") {
-			return true
-		}
-	}
-	return false
-}
-
-// namedTables resolves the paths the text names in table position, as
-// BigQuery would: one part is a table of the default dataset, two are
-// dataset.table in the job's project, three or more project.dataset.table.
-// A one-part name without a default dataset is a CTE or alias BigQuery
-// resolves otherwise, and is left out, as are INFORMATION_SCHEMA paths
-// (checkNamesBeforeDryRun reads those).
-func (s *Service) namedTables(r *request, names *sqlNames) []tableRef {
+// namedTables are the tables (and views) the text names, resolved.
+func (s *Service) namedTables(r *request) []tableRef {
 	var out []tableRef
-	for _, p := range names.tables {
-		switch {
-		case hasInformationSchema(p):
-		case len(p) == 1 && r.defaultDataset != "":
-			out = append(out, tableRef{r.defaultProject, r.defaultDataset, p[0]})
-		case len(p) == 2:
-			out = append(out, tableRef{s.cfg.Project, p[0], p[1]})
-			if r.defaultProject != "" && r.defaultProject != s.cfg.Project {
-				out = append(out, tableRef{r.defaultProject, p[0], p[1]})
+	for _, st := range r.text.Statements {
+		for _, o := range st.Objects {
+			if o.Kind == sqltext.Table {
+				out = append(out, s.resolve(r, o)...)
 			}
-		case len(p) >= 3:
-			out = append(out, tableRef{p[0], p[1], strings.Join(p[2:], ".")})
 		}
 	}
 	return out
 }
 
+// checkPlan refuses, before the job runs, a statement whose dry run reads,
+// calls or targets an object outside the allowlist. Tables BigQuery lists
+// outside the allowlist are let through only under an authorized view
+// (checkThroughViews).
+func (s *Service) checkPlan(ctx context.Context, r *request, plan *dryRunResult) error {
+	a := s.cfg.Datasets
+	if plan.StatementType == "SCRIPT" {
+		return a.Denied("a script's objects cannot all be checked against the dataset allowlist before it runs").
+			WithHint("Send one statement per call; this server only reads the datasets " + a.String() + ".")
+	}
+	if len(plan.ReferencedTables) >= maxReferencedTables {
+		return a.Denied(fmt.Sprintf("the query reads %d or more tables, more than BigQuery lists for the dataset allowlist check", maxReferencedTables))
+	}
+	for _, o := range plan.objects {
+		if !a.Allows(o.ref.project, o.ref.dataset) {
+			return a.Denied(fmt.Sprintf("BigQuery reports that the statement %s %s, outside this server's dataset allowlist", o.role, o.ref))
+		}
+	}
+	var outside []tableRef
+	for _, t := range plan.ReferencedTables {
+		ref := tableRef{t.ProjectID, t.DatasetID, t.TableID}
+		if !a.Allows(ref.project, ref.dataset) {
+			outside = append(outside, ref)
+		}
+	}
+	named := s.namedTables(r)
+	if len(plan.ReferencedTables) == 0 && len(named) > 0 && (plan.StatementType == "" || plan.StatementType == "SELECT") {
+		return a.Denied("BigQuery did not report which tables the query reads, so the dataset allowlist cannot be checked").
+			WithHint("This server fails closed when BigQuery's dry run lists no tables for a query that names one. Query tables of " + a.String() + " directly.")
+	}
+	if len(outside) == 0 {
+		return nil
+	}
+	return s.checkThroughViews(ctx, r, named, outside)
+}
+
 // checkThroughViews decides a query BigQuery reports reading tables of
 // datasets outside the allowlist (outside). That is allowed only when each
 // such table is under a view of an allowed dataset that the query names
-// (an authorized view), and the text gives no other way to reach it: it
-// names no table, view or function of a dataset outside the allowlist, and
-// never mentions the outside table's dataset.
-func (s *Service) checkThroughViews(ctx context.Context, names *sqlNames, named []tableRef, outside []tableRef) error {
+// (an authorized view), and the text gives no other way to reach it: every
+// object it names is allowed (checkText made sure), and no identifier of
+// the text, decoded, names the outside table's dataset or another dataset
+// of the project outside the allowlist.
+func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tableRef, outside []tableRef) error {
 	a := s.cfg.Datasets
 	refuse := func(t tableRef) error {
 		return a.Denied(fmt.Sprintf("the query reads %s, outside this server's dataset allowlist", t))
 	}
-	for _, t := range named {
-		if !a.Allows(t.project, t.dataset) {
-			return refuse(t)
-		}
-	}
-	for _, f := range names.functions {
-		if len(f) < 2 || len(f) == 2 && !a.Allows(s.cfg.Project, f[0]) || len(f) >= 3 && !a.Allows(f[0], f[1]) {
-			return a.Denied(fmt.Sprintf("the query calls %s, outside this server's dataset allowlist", strings.Join(f, ".")))
-		}
-	}
+	words := identifiers(r.text)
 	for _, t := range outside {
-		if names.words[strings.ToLower(t.dataset)] {
+		if words[strings.ToLower(t.dataset)] {
 			return refuse(t)
 		}
 	}
@@ -202,14 +224,14 @@ func (s *Service) checkThroughViews(ctx context.Context, names *sqlNames, named 
 	if s.catalog == nil {
 		return refuse(outside[0])
 	}
-	if ids, err := s.catalog.Datasets(ctx, s.cfg.Project); err == nil {
-		for _, id := range ids {
-			if names.words[strings.ToLower(id)] && !a.Allows(s.cfg.Project, id) {
-				return a.Denied(fmt.Sprintf("the query names dataset %s, outside this server's dataset allowlist", id))
-			}
-		}
-	} else {
+	ids, err := s.catalog.Datasets(ctx, s.cfg.Project)
+	if err != nil {
 		return bqerr.From(err)
+	}
+	for _, id := range ids {
+		if words[strings.ToLower(id)] && !a.Allows(s.cfg.Project, id) {
+			return a.Denied(fmt.Sprintf("the query names dataset %s, outside this server's dataset allowlist", id))
+		}
 	}
 	under := map[tableRef]bool{}
 	for _, t := range named {
@@ -233,6 +255,24 @@ func (s *Service) checkThroughViews(ctx context.Context, names *sqlNames, named 
 	return nil
 }
 
+// identifiers returns every identifier of the text and every part of a
+// quoted one, decoded and lower-cased.
+func identifiers(text *sqltext.Text) map[string]bool {
+	words := map[string]bool{}
+	for _, t := range text.Tokens {
+		switch t.Kind {
+		case sqltext.Word:
+			words[strings.ToLower(t.Text)] = true
+		case sqltext.QuotedIdent:
+			words[strings.ToLower(t.Value)] = true
+			for _, p := range strings.Split(t.Value, ".") {
+				words[strings.ToLower(p)] = true
+			}
+		}
+	}
+	return words
+}
+
 // viewTables returns the tables a view reads, from a dry run of a SELECT on
 // it, remembered for a while: a view's definition rarely changes, and a
 // changed one is still in an allowed dataset.
@@ -240,13 +280,14 @@ func (s *Service) viewTables(ctx context.Context, view tableRef) ([]tableRef, er
 	if tables, ok := s.views.Get(view); ok {
 		return tables, nil
 	}
-	r := &request{sql: "SELECT * FROM `" + view.String() + "`", maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
-	stats, err := s.dryRun(ctx, r)
+	sql := "SELECT * FROM `" + view.String() + "`"
+	r := &request{sql: sql, text: sqltext.Parse(sql), maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
+	plan, err := s.dryRun(ctx, r)
 	if err != nil {
 		return nil, bqerr.From(err)
 	}
-	tables := make([]tableRef, 0, len(stats.ReferencedTables))
-	for _, t := range stats.ReferencedTables {
+	tables := make([]tableRef, 0, len(plan.ReferencedTables))
+	for _, t := range plan.ReferencedTables {
 		tables = append(tables, tableRef{t.ProjectID, t.DatasetID, t.TableID})
 	}
 	s.views.Add(view, tables)

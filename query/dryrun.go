@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"cloud.google.com/go/bigquery"
+	"github.com/google/uuid"
+	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -14,42 +16,125 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
+// dryRunResult is what a dry run says of a statement: the client's
+// statistics (statement type, bytes, tables read, schema) and every other
+// object the dataset allowlist must see, which only the REST response has.
+type dryRunResult struct {
+	*bigquery.QueryStatistics
+	// objects are the routines the statement calls and the objects its
+	// DDL or DCL creates, changes, drops or grants on.
+	objects []plannedObject
+}
+
+// plannedObject is one object a dry run names besides the tables read.
+type plannedObject struct {
+	// role says what the statement does with it: "calls routine",
+	// "targets table", …
+	role string
+	ref  tableRef
+}
+
 // dryRun asks BigQuery to validate and plan the query without running it.
 // A dry run creates no job, but it carries the call's labels like every
 // job request, and runs where the job would. BigQuery names the location
 // it planned the query for, which becomes r's location when none was set.
-func (s *Service) dryRun(ctx context.Context, r *request) (*bigquery.QueryStatistics, error) {
-	q := s.newQuery(r)
-	q.DryRun = true
-	q.Location = s.jobLocation(ctx, r)
-	q.Labels = governance.JobLabels(ctx)
-	var job *bigquery.Job
-	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
+// It goes through the REST service: the client's statistics leave out the
+// routines referenced and most DDL and DCL targets.
+func (s *Service) dryRun(ctx context.Context, r *request) (*dryRunResult, error) {
+	params, err := restParameters(r.params)
+	if err != nil {
+		return nil, err
+	}
+	useLegacy := false
+	q := &bq.JobConfigurationQuery{
+		Query:              r.sql,
+		UseLegacySql:       &useLegacy,
+		QueryParameters:    params,
+		MaximumBytesBilled: r.maxBytesBilled,
+	}
+	if len(params) > 0 {
+		q.ParameterMode = "NAMED"
+	}
+	if r.defaultDataset != "" {
+		q.DefaultDataset = &bq.DatasetReference{ProjectId: r.defaultProject, DatasetId: r.defaultDataset}
+	}
+	job := &bq.Job{
+		JobReference:  &bq.JobReference{ProjectId: s.cfg.Project, JobId: uuid.NewString(), Location: s.jobLocation(ctx, r)},
+		Configuration: &bq.JobConfiguration{DryRun: true, Query: q, Labels: governance.JobLabels(ctx)},
+	}
+	var got *bq.Job
+	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		var err error
-		job, err = q.Run(ctx)
+		got, err = s.rest.Jobs.Insert(s.cfg.Project, job).Context(ctx).Do()
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if loc := job.Location(); loc != "" {
-		r.location = loc
+	if ref := got.JobReference; ref != nil && ref.Location != "" {
+		r.location = ref.Location
 	}
-	st := job.LastStatus()
-	if st == nil || st.Statistics == nil {
-		return &bigquery.QueryStatistics{}, nil
+	if st := got.Status; st != nil && st.ErrorResult != nil {
+		e := st.ErrorResult
+		return nil, &bigquery.Error{Location: e.Location, Message: e.Message, Reason: e.Reason}
 	}
-	if err := st.Err(); err != nil {
-		return nil, err
+	return planOf(got.Statistics)
+}
+
+// planOf reads a dry run's statistics.
+func planOf(js *bq.JobStatistics) (*dryRunResult, error) {
+	out := &dryRunResult{QueryStatistics: &bigquery.QueryStatistics{}}
+	if js == nil {
+		return out, nil
 	}
-	qs, _ := st.Statistics.Details.(*bigquery.QueryStatistics)
+	out.TotalBytesProcessed = js.TotalBytesProcessed
+	qs := js.Query
 	if qs == nil {
-		qs = &bigquery.QueryStatistics{}
+		return out, nil
 	}
-	if qs.TotalBytesProcessed == 0 {
-		qs.TotalBytesProcessed = st.Statistics.TotalBytesProcessed
+	out.StatementType = qs.StatementType
+	if qs.TotalBytesProcessed > 0 {
+		out.TotalBytesProcessed = qs.TotalBytesProcessed
 	}
-	return qs, nil
+	if qs.Schema != nil {
+		schema, err := schemaOf(qs.Schema)
+		if err != nil {
+			return nil, err
+		}
+		out.Schema = schema
+	}
+	for _, t := range qs.ReferencedTables {
+		out.ReferencedTables = append(out.ReferencedTables, &bigquery.Table{ProjectID: t.ProjectId, DatasetID: t.DatasetId, TableID: t.TableId})
+	}
+	table := func(role string, t *bq.TableReference) {
+		if t != nil {
+			out.objects = append(out.objects, plannedObject{role, tableRef{t.ProjectId, t.DatasetId, t.TableId}})
+		}
+	}
+	dataset := func(role string, d *bq.DatasetReference) {
+		if d != nil {
+			out.objects = append(out.objects, plannedObject{role, tableRef{project: d.ProjectId, dataset: d.DatasetId}})
+		}
+	}
+	routine := func(role string, r *bq.RoutineReference) {
+		if r != nil {
+			out.objects = append(out.objects, plannedObject{role, tableRef{r.ProjectId, r.DatasetId, r.RoutineId}})
+		}
+	}
+	for _, r := range qs.ReferencedRoutines {
+		routine("calls routine", r)
+	}
+	routine("targets routine", qs.DdlTargetRoutine)
+	table("targets table", qs.DdlTargetTable)
+	table("writes table", qs.DdlDestinationTable)
+	dataset("targets dataset", qs.DdlTargetDataset)
+	if p := qs.DdlTargetRowAccessPolicy; p != nil {
+		table("targets a row access policy on table", &bq.TableReference{ProjectId: p.ProjectId, DatasetId: p.DatasetId, TableId: p.TableId})
+	}
+	dataset("grants on dataset", qs.DclTargetDataset)
+	table("grants on table", qs.DclTargetTable)
+	table("grants on view", qs.DclTargetView)
+	return out, nil
 }
 
 // DryRunInput is dry_run_sql's input.
@@ -89,10 +174,10 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	if s.cfg.Datasets.Enabled() {
-		// Even a dry run shows another dataset's schema and size.
-		toks, _ := lexSQL(r.sql)
-		if err := s.checkNamesBeforeDryRun(r, readNames(toks)); err != nil {
-			return nil, err
+		// Even a dry run shows another dataset's schema and size, and its
+		// errors whether an object exists.
+		if err := s.checkText(r); err != nil {
+			return nil, bqerr.From(err).WithQuery(r.sql)
 		}
 	}
 	qs, err := s.dryRun(ctx, r)
@@ -100,7 +185,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		return nil, s.fail(ctx, err, r, "", "")
 	}
 	if s.cfg.Datasets.Enabled() {
-		if err := s.checkDatasets(ctx, r, qs); err != nil {
+		if err := s.checkPlan(ctx, r, qs); err != nil {
 			return nil, bqerr.From(err).WithQuery(r.sql)
 		}
 	}
@@ -119,7 +204,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		out.ReferencedTables = append(out.ReferencedTables, t.ProjectID+"."+t.DatasetID+"."+t.TableID)
 	}
 	if !s.cfg.AllowWrites {
-		if err := CheckReadOnly(r.sql); err != nil {
+		if err := checkReadOnly(r.text.Tokens, r.text.Incomplete); err != nil {
 			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: "+err.Error()
 		} else if st := qs.StatementType; st != "" && st != "SELECT" {
 			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: it is a "+st+" statement"

@@ -13,6 +13,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // maxSQLBytes is BigQuery's limit on query text.
@@ -78,8 +79,10 @@ type ExecuteOutput struct {
 
 // request is a validated query request.
 type request struct {
-	format         Format
-	sql            string
+	format Format
+	sql    string
+	// text is sql lexed and read once, for every check before the job.
+	text           *sqltext.Text
 	params         []bigquery.QueryParameter
 	defaultProject string
 	defaultDataset string
@@ -110,7 +113,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{sql: sql, params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
+	r := &request{sql: sql, text: sqltext.Parse(sql), params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
 	if ds := strings.ReplaceAll(strings.TrimSpace(in.DefaultDataset), "`", ""); ds != "" {
 		r.defaultProject, r.defaultDataset = s.cfg.Project, ds
 		if p, d, ok := strings.Cut(ds, "."); ok {
@@ -255,8 +258,8 @@ func statementType(sql string, p *page) string {
 		return "SELECT"
 	}
 	if p.dml {
-		toks, _ := lexSQL(sql)
-		if stmts := splitSQLTokens(toks); len(stmts) == 1 {
+		toks, _ := sqltext.Lex(sql)
+		if stmts := sqltext.Split(toks); len(stmts) == 1 {
 			switch kw, _ := leadingKeyword(stmts[0]); kw {
 			case "INSERT", "UPDATE", "DELETE", "MERGE":
 				return kw

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"cloud.google.com/go/bigquery"
-
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
@@ -33,9 +31,8 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 		}
 	}
 	if s.cfg.Datasets.Enabled() {
-		toks, _ := lexSQL(r.sql)
-		if err := s.checkNamesBeforeDryRun(r, readNames(toks)); err != nil {
-			return err
+		if err := s.checkText(r); err != nil {
+			return bqerr.From(err).WithQuery(r.sql)
 		}
 	}
 	v, known := s.verdicts.get(r)
@@ -55,7 +52,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 		return err
 	}
 	if s.cfg.Datasets.Enabled() {
-		if err := s.checkDatasets(ctx, r, stats); err != nil {
+		if err := s.checkPlan(ctx, r, stats); err != nil {
 			return bqerr.From(err).WithQuery(r.sql)
 		}
 		v.datasetsAllowed = allAllowed(s, stats)
@@ -71,8 +68,9 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 }
 
 // allAllowed reports whether BigQuery listed tables and every one of them
-// is in an allowed dataset.
-func allAllowed(s *Service, stats *bigquery.QueryStatistics) bool {
+// is in an allowed dataset: then no authorized view was needed, and the
+// verdict holds as long as the text does.
+func allAllowed(s *Service, stats *dryRunResult) bool {
 	if len(stats.ReferencedTables) == 0 {
 		return false
 	}
@@ -87,7 +85,7 @@ func allAllowed(s *Service, stats *bigquery.QueryStatistics) bool {
 // checkReadOnlyText is the lexical half of the read-only gate: anything
 // but a single SELECT is refused without a round trip.
 func (s *Service) checkReadOnlyText(ctx context.Context, r *request) error {
-	err := CheckReadOnly(r.sql)
+	err := checkReadOnly(r.text.Tokens, r.text.Incomplete)
 	if err == nil {
 		return nil
 	}

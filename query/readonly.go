@@ -19,8 +19,8 @@ package query
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // ReadOnlyViolation explains why a SQL text is not a single read-only query.
@@ -53,8 +53,13 @@ func (v *ReadOnlyViolation) Error() string {
 // "|> CREATE TABLE"). Columns or parameters that happen to share a name with
 // such a keyword must then be written `quoted` (t.update and @delete are fine).
 func CheckReadOnly(sql string) error {
-	toks, incomplete := lexSQL(sql)
-	stmts := splitSQLTokens(toks)
+	toks, incomplete := sqltext.Lex(sql)
+	return checkReadOnly(toks, incomplete)
+}
+
+// checkReadOnly is CheckReadOnly on a text already lexed.
+func checkReadOnly(toks []sqltext.Token, incomplete string) error {
+	stmts := sqltext.Split(toks)
 	if incomplete != "" {
 		return &ReadOnlyViolation{Reason: incomplete, Statements: len(stmts)}
 	}
@@ -96,7 +101,7 @@ const maxKeywordLen = 32
 
 // checkQueryStatement reports whether one statement is a read-only query. It
 // returns the keyword to blame and a reason, or reason == "" for a query.
-func checkQueryStatement(st []sqlToken) (keyword, reason string) {
+func checkQueryStatement(st []sqltext.Token) (keyword, reason string) {
 	kw, depth := leadingKeyword(st)
 	if kw != "SELECT" && kw != "WITH" {
 		return kw, statementReason(kw)
@@ -114,16 +119,16 @@ func checkQueryStatement(st []sqlToken) (keyword, reason string) {
 // leadingKeyword returns the first word of a statement, upper-cased and
 // capped, after any opening parentheses, together with the parenthesis depth
 // it sits at. Words that start with a digit are numbers, not keywords.
-func leadingKeyword(st []sqlToken) (kw string, depth int) {
+func leadingKeyword(st []sqltext.Token) (kw string, depth int) {
 	for _, t := range st {
-		if t.isPunct('(') {
+		if t.IsPunct('(') {
 			depth++
 			continue
 		}
-		if t.kind != tokWord || isDigit(t.text[0]) {
+		if t.Kind != sqltext.Word || ('0' <= t.Text[0] && t.Text[0] <= '9') {
 			return "", depth
 		}
-		w := t.text
+		w := t.Text
 		if len(w) > maxKeywordLen {
 			w = w[:maxKeywordLen]
 		}
@@ -142,20 +147,20 @@ func leadingKeyword(st []sqlToken) (kw string, depth int) {
 // A word right after '.' or '@' is a path component or a query parameter
 // (t.update, @delete); BigQuery's own lexer treats keywords there as plain
 // identifiers, so they are skipped rather than rejected.
-func writeInQuery(st []sqlToken, topDepth int) string {
+func writeInQuery(st []sqltext.Token, topDepth int) string {
 	depth := 0
 	for i, t := range st {
 		switch {
-		case t.isPunct('('):
+		case t.IsPunct('('):
 			depth++
-		case t.isPunct(')'):
+		case t.IsPunct(')'):
 			depth--
-		case t.kind == tokWord && depth <= topDepth:
-			if i > 0 && (st[i-1].isPunct('.') || st[i-1].isPunct('@')) {
+		case t.Kind == sqltext.Word && depth <= topDepth:
+			if i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
 				continue
 			}
 			for _, dml := range [...]string{"INSERT", "UPDATE", "DELETE", "MERGE"} {
-				if strings.EqualFold(t.text, dml) {
+				if strings.EqualFold(t.Text, dml) {
 					return dml
 				}
 			}
@@ -170,13 +175,13 @@ func writeInQuery(st []sqlToken, topDepth int) string {
 // into a write, and FORK/TEE can nest them inside parentheses, so every depth
 // is checked. Read-only operators that share a name with a statement keyword
 // ("|> DROP column", "|> SET", "|> CALL tvf()") are allowed.
-func pipeWrite(st []sqlToken) string {
+func pipeWrite(st []sqltext.Token) string {
 	for i := 0; i+2 < len(st); i++ {
-		if !st[i].isPunct('|') || !st[i+1].isPunct('>') || st[i+2].kind != tokWord {
+		if !st[i].IsPunct('|') || !st[i+1].IsPunct('>') || st[i+2].Kind != sqltext.Word {
 			continue
 		}
 		for _, op := range [...]string{"EXPORT", "INSERT", "CREATE", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "LOAD"} {
-			if strings.EqualFold(st[i+2].text, op) {
+			if strings.EqualFold(st[i+2].Text, op) {
 				return op
 			}
 		}
@@ -216,177 +221,3 @@ func statementReason(kw string) string {
 		return kw + " statements are not allowed in read-only mode; send one SELECT or WITH query"
 	}
 }
-
-// splitSQLTokens groups tokens into statements separated by ';', dropping
-// empty ones. Every returned group has at least one token.
-func splitSQLTokens(toks []sqlToken) [][]sqlToken {
-	var stmts [][]sqlToken
-	start := 0
-	for i, t := range toks {
-		if t.isPunct(';') {
-			if i > start {
-				stmts = append(stmts, toks[start:i])
-			}
-			start = i + 1
-		}
-	}
-	if start < len(toks) {
-		stmts = append(stmts, toks[start:])
-	}
-	return stmts
-}
-
-// sqlTokenKind classifies the few token shapes the guard cares about.
-type sqlTokenKind uint8
-
-const (
-	// tokWord is an unquoted identifier, keyword or number: [A-Za-z0-9_]+.
-	// String prefixes (r, b, rb, br) are words too: they do not change
-	// where a literal ends, so they need no special case.
-	tokWord sqlTokenKind = iota + 1
-	// tokString is a string or bytes literal in any quoting, raw or not.
-	tokString
-	// tokQuotedIdent is a `backtick-quoted` identifier.
-	tokQuotedIdent
-	// tokPunct is any other single character (one UTF-8 sequence).
-	tokPunct
-)
-
-// sqlToken is one significant token; text is a slice of the source from
-// start to end.
-type sqlToken struct {
-	kind       sqlTokenKind
-	start, end int
-	text       string
-}
-
-func (t sqlToken) isPunct(c byte) bool {
-	return t.kind == tokPunct && len(t.text) == 1 && t.text[0] == c
-}
-
-// lexSQL tokenises GoogleSQL, dropping whitespace and comments. It follows
-// BigQuery's lexer (ZetaSQL's flex_tokenizer.l) on every rule that decides
-// where a token ends:
-//
-//   - "--" and "#" comments run to the next '\n' or '\r'; "/* */" comments
-//     do not nest.
-//   - Single-line literals ('…' and "…") may not contain a raw newline;
-//     triple-quoted literals may, and end at the first unescaped run of
-//     three quotes.
-//   - In every kind of literal and in `quoted identifiers`, a backslash and
-//     the character after it are one unit, even in raw strings (BigQuery's
-//     raw strings keep the backslash but the quote still does not close).
-//
-// SQL that ends inside a literal, identifier or comment, or a single-line
-// literal broken by a newline, yields a non-empty agent-safe reason. BigQuery
-// rejects such SQL too, and a guard that guessed where the construct ends could
-// disagree with BigQuery about where the statement ends. The tokens read so far
-// are still returned; an unterminated literal or identifier becomes a final
-// token that runs to the end of the input.
-func lexSQL(src string) (toks []sqlToken, incomplete string) {
-	for i := 0; i < len(src); {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\b':
-			i++
-		case c == '#' || (c == '-' && strings.HasPrefix(src[i:], "--")):
-			i = skipLineComment(src, i)
-		case c == '/' && strings.HasPrefix(src[i:], "/*"):
-			end := strings.Index(src[i+2:], "*/")
-			if end < 0 {
-				return toks, "the SQL is incomplete: a /* comment is not closed with */"
-			}
-			i += 2 + end + 2
-		case c == '\'' || c == '"' || c == '`':
-			end, reason := scanQuoted(src, i)
-			kind := tokString
-			if c == '`' {
-				kind = tokQuotedIdent
-			}
-			if reason != "" {
-				toks = append(toks, sqlToken{kind: kind, start: i, end: len(src), text: src[i:]})
-				return toks, reason
-			}
-			toks = append(toks, sqlToken{kind: kind, start: i, end: end, text: src[i:end]})
-			i = end
-		case isWordByte(c):
-			j := i + 1
-			for j < len(src) && isWordByte(src[j]) {
-				j++
-			}
-			toks = append(toks, sqlToken{kind: tokWord, start: i, end: j, text: src[i:j]})
-			i = j
-		case c >= utf8.RuneSelf:
-			// Unicode whitespace (e.g. a no-break space pasted from a
-			// document) separates tokens in BigQuery too; anything else
-			// is a one-rune token that BigQuery will reject or use as it
-			// likes, but never as a string or comment delimiter.
-			r, n := utf8.DecodeRuneInString(src[i:])
-			if !unicode.IsSpace(r) {
-				toks = append(toks, sqlToken{kind: tokPunct, start: i, end: i + n, text: src[i : i+n]})
-			}
-			i += n
-		default:
-			toks = append(toks, sqlToken{kind: tokPunct, start: i, end: i + 1, text: src[i : i+1]})
-			i++
-		}
-	}
-	return toks, ""
-}
-
-// skipLineComment returns the offset of the line break that ends the comment
-// starting at i, or len(src). Both '\n' and '\r' end it, as in BigQuery;
-// ending it at '\r' alone matters, or "SELECT 1 --\r; DROP …" would hide a
-// second statement from the guard but not from BigQuery.
-func skipLineComment(src string, i int) int {
-	if j := strings.IndexAny(src[i:], "\r\n"); j >= 0 {
-		return i + j
-	}
-	return len(src)
-}
-
-// scanQuoted scans the string literal or quoted identifier whose opening quote
-// is at src[i] and returns the offset just past its closing quote, or a
-// non-empty reason when it is not terminated.
-func scanQuoted(src string, i int) (end int, reason string) {
-	q := src[i]
-	if q != '`' && i+2 < len(src) && src[i+1] == q && src[i+2] == q {
-		// Triple-quoted: newlines and lone quotes are content. BigQuery's
-		// lexer picks this reading whenever three quotes open a literal,
-		// since it is always the longer match.
-		for j := i + 3; j < len(src); j++ {
-			switch src[j] {
-			case '\\':
-				j++ // the escaped character never closes the literal
-			case q:
-				if j+2 < len(src) && src[j+1] == q && src[j+2] == q {
-					return j + 3, ""
-				}
-			}
-		}
-		return 0, "the SQL is incomplete: a triple-quoted string is not closed"
-	}
-	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
-		case '\\':
-			j++
-		case q:
-			return j + 1, ""
-		case '\n', '\r':
-			if q == '`' {
-				return 0, "the SQL is incomplete: a `quoted identifier` is not closed on its line"
-			}
-			return 0, "the SQL is incomplete: a quoted string is not closed on its line (use ''' or \"\"\" for multi-line strings)"
-		}
-	}
-	if q == '`' {
-		return 0, "the SQL is incomplete: a `quoted identifier` is not closed"
-	}
-	return 0, "the SQL is incomplete: a quoted string is not closed"
-}
-
-func isWordByte(c byte) bool {
-	return c == '_' || isDigit(c) || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }

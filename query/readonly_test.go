@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // readOnlyRejectCases must all be refused. keyword is the expected
@@ -239,8 +241,8 @@ func TestCheckReadOnlyReasonIsAgentSafe(t *testing.T) {
 // are tolerated: whatever precedes them is still examined. The result is
 // capped at maxKeywordLen bytes so that a huge identifier cannot bloat logs.
 func sqlLeadingKeyword(sql string) string {
-	toks, _ := lexSQL(sql)
-	stmts := splitSQLTokens(toks)
+	toks, _ := sqltext.Lex(sql)
+	stmts := sqltext.Split(toks)
 	if len(stmts) == 0 {
 		return ""
 	}
@@ -259,11 +261,11 @@ func sqlLeadingKeyword(sql string) string {
 // unterminated string, quoted identifier or comment, the rest of the input is
 // treated as part of the current statement (or, for a comment, dropped).
 func sqlStatements(sql string) []string {
-	toks, _ := lexSQL(sql)
-	stmts := splitSQLTokens(toks)
+	toks, _ := sqltext.Lex(sql)
+	stmts := sqltext.Split(toks)
 	out := make([]string, 0, len(stmts))
 	for _, st := range stmts {
-		out = append(out, sql[st[0].start:st[len(st)-1].end])
+		out = append(out, sql[st[0].Start:st[len(st)-1].End])
 	}
 	return out
 }

@@ -77,3 +77,43 @@ func TestObjectPositions(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParse: the reader never panics, and every part of every path it
+// reports is one of the text's own identifiers, decoded (a path is never
+// made up, only read).
+func FuzzParse(f *testing.F) {
+	for _, sql := range []string{
+		"SELECT * FROM (SELECT 1), `region-us`.`INFORMATION\\x5FSCHEMA`.JOBS",
+		"SELECT * FROM ML.PREDICT(MODEL secret.m, TABLE sales.t)",
+		"CREATE OR REPLACE TABLE sales.c CLONE secret.t",
+		"GRANT `roles/x` ON SCHEMA secret TO 'user:a'",
+		"SELECT * FROM my-proj.secret.t, `example.com:p.d.t` JOIN x.y USING (id)",
+	} {
+		f.Add(sql)
+	}
+	f.Fuzz(func(t *testing.T, sql string) {
+		text := Parse(sql)
+		words := map[string]bool{}
+		for _, tok := range text.Tokens {
+			words[tok.Value] = true
+			for _, p := range strings.Split(tok.Value, ".") {
+				words[p] = true
+			}
+		}
+		for _, st := range text.Statements {
+			paths := append([][]string{}, st.InformationSchema...)
+			for _, o := range st.Objects {
+				paths = append(paths, o.Path)
+			}
+			for _, p := range paths {
+				for _, part := range p {
+					for _, w := range strings.Split(part, "-") {
+						if !words[w] && !words[part] && !strings.Contains(part, ":") {
+							t.Fatalf("path part %q of %q is not an identifier of the text", part, p)
+						}
+					}
+				}
+			}
+		}
+	})
+}
