@@ -9,8 +9,8 @@ package query
 // SELECT, and a defence in depth is only worth having if it does not lean on
 // the layer it backs up.
 //
-// The check is deliberately small: tokenise GoogleSQL exactly as BigQuery's
-// lexer does where it matters (strings, quoted identifiers, comments and the
+// The check is deliberately small: take sqltext's tokens (GoogleSQL lexed exactly as BigQuery's
+// lexer does where it matters: strings, quoted identifiers, comments and the
 // ';' separator), then look at the first keyword of the single statement. It
 // is not a parser, so it errs towards rejection: anything it cannot classify
 // as one SELECT or WITH query is refused with an explanation an agent can act
