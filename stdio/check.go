@@ -26,7 +26,7 @@ type rejection struct {
 // can never end the session.
 func check(line []byte, maxDepth int) *rejection {
 	if d := depth(line); d > maxDepth {
-		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth)}
+		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth), id: leadingRequestID(line)}
 	}
 	if !json.Valid(line) {
 		return &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}

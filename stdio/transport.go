@@ -6,9 +6,10 @@
 // message, a line over its size limit. Transport puts a filter in front of
 // it: every line is checked (bounded size, bounded nesting, the JSON-RPC 2.0
 // envelope) and a bad line is answered with a JSON-RPC error (-32700 or
-// -32600, id null when the id cannot be read) while the SDK only ever sees
-// lines it can decode. Replies and the SDK's own output share one
-// serialized writer, so output lines never interleave.
+// -32600, with the request's id when it can be read from the line's start,
+// else id null) while the SDK only ever sees lines it can decode. Replies
+// and the SDK's own output share one serialized writer, so output lines
+// never interleave.
 package stdio
 
 import (
@@ -114,7 +115,7 @@ func (f *filter) run() error {
 func (f *filter) handle(line []byte, tooLong bool) error {
 	var rej *rejection
 	if tooLong {
-		rej = &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: line longer than %d bytes", f.maxLine)}
+		rej = &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: line longer than %d bytes", f.maxLine), id: leadingRequestID(trimSpace(line))}
 	} else {
 		line = trimSpace(line)
 		if len(line) == 0 {
@@ -134,14 +135,20 @@ func (f *filter) handle(line []byte, tooLong bool) error {
 }
 
 // readLine reads up to and without the next '\n' into buf. A line longer than
-// max is consumed but not kept: tooLong is set and line is empty, so memory
-// stays bounded whatever the input.
+// max is consumed but only its first idScanBytes are kept, for its id:
+// tooLong is set and line is that head, so memory stays bounded whatever
+// the input.
 func readLine(r *bufio.Reader, max int, buf []byte) (line []byte, tooLong bool, err error) {
+	head := min(idScanBytes, max)
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
 			if len(buf)+len(chunk) > max+1 { // +1: the newline is not content
-				tooLong, buf = true, buf[:0]
+				tooLong = true
+				if keep := head - len(buf); keep > 0 {
+					buf = append(buf, chunk[:min(keep, len(chunk))]...)
+				}
+				buf = buf[:min(len(buf), head)]
 			} else {
 				buf = append(buf, chunk...)
 			}
@@ -153,7 +160,7 @@ func readLine(r *bufio.Reader, max int, buf []byte) (line []byte, tooLong bool, 
 			buf = buf[:n-1]
 		}
 		if !tooLong && len(buf) > max {
-			tooLong, buf = true, buf[:0]
+			tooLong, buf = true, buf[:head]
 		}
 		return buf, tooLong, err
 	}
