@@ -12,7 +12,7 @@ ARG VERSION=dev
 ARG COMMIT=
 # Static and reproducible: no cgo, no paths or VCS stamps in the binary. The
 # same flags as the Makefile, .goreleaser.yaml and .ko.yaml (checked by
-# cmd/bigquery-mcp's TestReleaseBuildFlagsAgree), so the image built here and
+# packaging/release's TestReleaseBuildFlagsAgree), so the image built here and
 # the released one hold the same binary.
 RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \

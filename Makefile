@@ -10,10 +10,18 @@ EMULATOR_ENV  := CGO_ENABLED=1 CC=clang CXX=clang++
 VERSION       ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
 # The release build flags. .goreleaser.yaml, .ko.yaml and the Dockerfile pass
-# the same ones (cmd/bigquery-mcp's TestReleaseBuildFlagsAgree checks), so
+# the same ones (packaging/release's TestReleaseBuildFlagsAgree checks), so
 # every artefact holds the same binary: static, no paths, no VCS stamp.
 BUILD_FLAGS   := -trimpath -buildvcs=false
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# OCI labels of the container image; the last names the server for the MCP
+# registry's ownership check.
+KO_LABELS     := --image-label org.opencontainers.image.source=https://github.com/bigquery-mcp/bigquery-mcp \
+	--image-label org.opencontainers.image.version=$(VERSION) \
+	--image-label org.opencontainers.image.revision=$(COMMIT) \
+	--image-label org.opencontainers.image.licenses=Apache-2.0 \
+	--image-label org.opencontainers.image.title=bigquery-mcp \
+	--image-label io.modelcontextprotocol.server.name=io.github.bigquery-mcp/bigquery-mcp
 
 # The real MCP clients the integration tests drive (conformance suite, MCP
 # Inspector) and the Node 22 they run on, pinned in integration_test/clients.
@@ -21,15 +29,27 @@ CLIENTS_DIR   := integration_test/clients
 NODE_BIN      := $(CURDIR)/$(CLIENTS_DIR)/node_modules/node/bin
 CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep
 
-.PHONY: all build test unit integration clients client-tests demo emulator docs lint bench clean
+# Release tooling, pinned and run from the module proxy (docs/release.md).
+# GoReleaser drops the whole git state (the commit, and the commit time that
+# makes builds reproducible) when the clone has no remote: name one then.
+GIT_REMOTE_ENV := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=remote.origin.url \
+	GIT_CONFIG_VALUE_0=https://github.com/bigquery-mcp/bigquery-mcp.git)
+GORELEASER    := $(GIT_REMOTE_ENV) $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
+KO            := $(GO) run github.com/google/ko@v0.19.1
+MCPB          := cd $(CLIENTS_DIR) && PATH="$(NODE_BIN):$$PATH" npx --no -- mcpb
+# The image's home; the MCP registry's name for the server.
+IMAGE_REPO    ?= ghcr.io/bigquery-mcp/bigquery-mcp
+
+.PHONY: all build test unit integration clients client-tests demo emulator docs lint bench clean \
+	release-check release-snapshot bundle server-json image image-publish
 
 all: build
 
 build:
 	CGO_ENABLED=0 $(GO) build $(BUILD_FLAGS) -ldflags "$(LDFLAGS)" -o bin/bigquery-mcp ./cmd/bigquery-mcp
 
-## test: unit tests, then the emulator-backed integration tests.
-test: unit integration
+## test: unit tests, the release checks, then the emulator-backed integration tests.
+test: unit release-check integration
 
 unit:
 	$(GO) vet ./...
@@ -74,7 +94,57 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/...
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
+
+## release-snapshot: every artefact into dist/ without publishing: the
+## archives for six platforms with checksums.txt (GoReleaser), one .mcpb
+## bundle per archive and server.json. Versioned like the next patch
+## release, "-snapshot+<commit>". `make image` builds the container image.
+release-snapshot:
+	$(GORELEASER) release --snapshot --clean
+	$(MAKE) bundle server-json
+
+## bundle: an MCP Bundle (.mcpb) per release archive in dist/, packed and
+## validated by the pinned @anthropic-ai/mcpb CLI (`make clients` first).
+bundle:
+	$(GO) run ./packaging/release bundle -dist dist -clients $(CLIENTS_DIR)
+
+## server-json: dist/server.json for the MCP registry, with the release's
+## version, image and bundle digests, checked against the schema in
+## packaging/registry.
+server-json:
+	$(GO) run ./packaging/release server-json -dist dist -image $(IMAGE_REPO)
+
+## release-check: what CI proves about the release without the network:
+## the GoReleaser config is valid, and two snapshot builds of one platform
+## (linux/amd64) give byte-identical archives whose contents, bundle and
+## server.json packaging/release's tests check.
+release-check:
+	$(GORELEASER) check
+	sed -e 's/^    goos: .*/    goos: [linux]/' -e 's/^    goarch: .*/    goarch: [amd64]/' .goreleaser.yaml > dist-one.goreleaser.yaml
+	$(GORELEASER) release --snapshot --clean --config dist-one.goreleaser.yaml
+	cp dist/checksums.txt dist-one.checksums.txt
+	$(GORELEASER) release --snapshot --clean --config dist-one.goreleaser.yaml
+	cmp dist-one.checksums.txt dist/checksums.txt || { echo "the two snapshot builds differ: not reproducible"; diff dist-one.checksums.txt dist/checksums.txt; exit 1; }
+	@cat dist/checksums.txt
+	rm -f dist-one.goreleaser.yaml dist-one.checksums.txt
+	$(MAKE) bundle server-json
+	BQMCP_RELEASE_DIST=$(CURDIR)/dist $(GO) test -count=1 -run 'TestRelease' ./packaging/release
+
+KO_ENV        = VERSION=$(VERSION) COMMIT=$(COMMIT) KO_DOCKER_REPO=$(IMAGE_REPO) \
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) KO_DATA_DATE_EPOCH=$$(git log -1 --format=%ct)
+
+## image: the container image (.ko.yaml) for linux/amd64 and arm64 as an
+## OCI layout in dist/image, without a Docker engine and without pushing.
+## ko pulls the distroless base image, so this needs the network.
+image:
+	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp \
+		--bare --push=false --oci-layout-path dist/image --sbom none $(KO_LABELS)
+
+## image-publish: the same image pushed to $(IMAGE_REPO), tagged with the version.
+image-publish:
+	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp \
+		--bare --tags $(VERSION),latest --sbom none $(KO_LABELS)
 
 ## emulator: run the emulator with the sample data until interrupted.
 emulator:

@@ -290,3 +290,31 @@ func TestUnfilledPlaceholderIsUnset(t *testing.T) {
 		t.Errorf("datasets %q, %v", s.Datasets, err)
 	}
 }
+
+// The container image built by ko runs `http` when given no command (ko
+// ships kodata/ and sets KO_DATA_PATH); a command on the command line still
+// wins, and outside such an image the default stays stdio.
+func TestKoImageDefaultsToHTTP(t *testing.T) {
+	image := env(map[string]string{"KO_DATA_PATH": "kodata"})
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "http"},
+		{[]string{"--project", "p"}, "http"},
+		{[]string{"stdio"}, "stdio"},
+		{[]string{"--project", "p", "stdio"}, "stdio"},
+		{[]string{"--version"}, "version"},
+	} {
+		s, err := parseArgs(c.args, image)
+		if err != nil || s.command != c.want {
+			t.Errorf("in the image, %q: command %v, %v; want %s", c.args, s, err, c.want)
+		}
+	}
+	if s, err := parseArgs(nil, env(nil)); err != nil || s.command != "stdio" {
+		t.Errorf("outside the image: %v, %v", s, err)
+	}
+	if s, err := parseArgs(nil, env(map[string]string{"KO_DATA_PATH": t.TempDir()})); err != nil || s.command != "stdio" {
+		t.Errorf("KO_DATA_PATH without a default-command: %v, %v", s, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
@@ -121,8 +122,9 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	fs.BoolVar(&showVersion, "version", false, "print the version")
 	s.usage = func(w io.Writer) { fs.printUsage(w, usageHead) }
 
+	explicit := false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		s.command, args = args[0], args[1:]
+		s.command, args, explicit = args[0], args[1:], true
 	}
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) { // -h
@@ -135,7 +137,10 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		if len(rest) > 1 || s.command != "stdio" || len(args) == 0 {
 			return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(rest, " "))
 		}
-		s.command = rest[0]
+		s.command, explicit = rest[0], true
+	}
+	if !explicit {
+		s.command = defaultCommand(getenv)
 	}
 	if len(fs.errs) > 0 {
 		return nil, fs.errs[0]
@@ -191,6 +196,22 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		return nil, fmt.Errorf("unknown command %q (want stdio, http, version or help)", s.command)
 	}
 	return s, nil
+}
+
+// defaultCommand is the command run when the command line names none:
+// stdio, except in the container image built by ko (.ko.yaml). ko can give
+// an image no arguments, so the image carries its command ("http") as
+// kodata/default-command beside this package, which ko puts in the
+// directory it names in $KO_DATA_PATH.
+func defaultCommand(getenv func(string) string) string {
+	if dir := getenv("KO_DATA_PATH"); dir != "" {
+		if b, err := os.ReadFile(filepath.Join(dir, "default-command")); err == nil {
+			if c := strings.TrimSpace(string(b)); c != "" {
+				return c
+			}
+		}
+	}
+	return "stdio"
 }
 
 // splitList splits a comma-separated list, dropping blanks.

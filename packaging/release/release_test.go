@@ -1,0 +1,403 @@
+package main
+
+// The release artefacts, checked offline. The template and flag tests always
+// run; the TestRelease*Dist tests check a GoReleaser build in
+// $BQMCP_RELEASE_DIST (make release-check sets it after two snapshot builds
+// of linux/amd64; after `make release-snapshot` it checks all six
+// platforms) and skip without it.
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"debug/elf"
+	"debug/macho"
+	"debug/pe"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	// The tool works from the repository root, as under make.
+	if err := os.Chdir("../.."); err != nil {
+		panic(err)
+	}
+	os.Exit(m.Run())
+}
+
+// The template validates against the registry's schema, and the validator
+// refuses what the schema refuses.
+func TestServerJSONTemplateValidates(t *testing.T) {
+	data, err := os.ReadFile(serverSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateServerJSON(data); err != nil {
+		t.Fatalf("%s: %v", serverSource, err)
+	}
+	var server map[string]any
+	json.Unmarshal(data, &server)
+	if server["$schema"] != "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json" {
+		t.Errorf("$schema = %v", server["$schema"])
+	}
+	for _, spoil := range []func(map[string]any){
+		func(s map[string]any) { delete(s, "name") },
+		func(s map[string]any) { s["name"] = "no-slash" },
+		func(s map[string]any) { s["description"] = strings.Repeat("x", 101) },
+		func(s map[string]any) { s["packages"].([]any)[1].(map[string]any)["fileSha256"] = "not-hex" },
+		func(s map[string]any) { s["packages"].([]any)[0].(map[string]any)["version"] = "latest" },
+	} {
+		var s map[string]any
+		json.Unmarshal(data, &s)
+		spoil(s)
+		bad, _ := json.Marshal(s)
+		if ValidateServerJSON(bad) == nil {
+			t.Errorf("the schema accepted %s", bad)
+		}
+	}
+	// The schema in the repository is the one it names.
+	schema, err := os.ReadFile(schemaSource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(schema, []byte(`"$id": "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"`)) {
+		t.Errorf("%s is not the 2025-12-11 schema", schemaSource)
+	}
+}
+
+// The bundle manifest and the registry entry name the same server.
+func TestManifestAndServerJSONAgree(t *testing.T) {
+	var manifest struct {
+		Name       string `json:"name"`
+		Version    string `json:"version"`
+		License    string `json:"license"`
+		Repository struct{ URL string } `json:"repository"`
+	}
+	var server struct {
+		Name       string `json:"name"`
+		Version    string `json:"version"`
+		Repository struct{ URL string } `json:"repository"`
+	}
+	if err := readJSON(manifestSource, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	if err := readJSON(serverSource, &server); err != nil {
+		t.Fatal(err)
+	}
+	if manifest.Version != server.Version || manifest.Repository.URL != server.Repository.URL ||
+		!strings.HasSuffix(server.Name, "/"+manifest.Name) || manifest.License != "Apache-2.0" {
+		t.Errorf("manifest %+v and server.json %+v disagree", manifest, server)
+	}
+}
+
+// Every build of the binary uses the same flags: the Makefile, the
+// Dockerfile, .goreleaser.yaml and .ko.yaml.
+func TestReleaseBuildFlagsAgree(t *testing.T) {
+	want := []string{"CGO_ENABLED=0", "-trimpath", "-buildvcs=false", "-s -w", "-X main.version=", "-X main.commit="}
+	for _, file := range []string{"Makefile", "Dockerfile", ".goreleaser.yaml", ".ko.yaml"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !bytes.Contains(data, []byte(w)) {
+				t.Errorf("%s does not build with %s", file, w)
+			}
+		}
+	}
+}
+
+func releaseDist(t *testing.T) (string, *release) {
+	t.Helper()
+	dist := os.Getenv("BQMCP_RELEASE_DIST")
+	if dist == "" {
+		t.Skip("BQMCP_RELEASE_DIST is not set: make release-check builds dist/ and sets it")
+	}
+	r, err := readRelease(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dist, r
+}
+
+// Each archive holds the binary for its platform (read from its header), the
+// licence, the README and the changelog; checksums.txt names every archive
+// with its SHA-256; the binary for this machine prints the version and
+// commit.
+func TestReleaseArchivesDist(t *testing.T) {
+	dist, r := releaseDist(t)
+	sums := readChecksums(t, filepath.Join(dist, "checksums.txt"))
+	archives := 0
+	for _, a := range r.Artifacts {
+		if a.Type != "Archive" {
+			continue
+		}
+		archives++
+		files := readArchive(t, r.path(a))
+		exe := "bigquery-mcp"
+		if a.Goos == "windows" {
+			exe += ".exe"
+		}
+		var names []string
+		for name := range files {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		if want := []string{"CHANGELOG.md", "LICENSE", "README.md", exe}; !slices.Equal(names, want) {
+			t.Errorf("%s holds %v, want %v", a.Name, names, want)
+		}
+		if goos, goarch := binaryPlatform(t, files[exe]); goos != a.Goos || goarch != a.Goarch {
+			t.Errorf("%s: the binary is for %s/%s", a.Name, goos, goarch)
+		}
+		if license, _ := os.ReadFile("LICENSE"); !bytes.Equal(files["LICENSE"], license) {
+			t.Errorf("%s: LICENSE differs from the repository's", a.Name)
+		}
+		if got, want := sums[a.Name], sha256Hex(t, r.path(a)); got != want {
+			t.Errorf("checksums.txt says %s for %s, the file is %s", got, a.Name, want)
+		}
+		if a.Goos == runtime.GOOS && a.Goarch == runtime.GOARCH {
+			bin := filepath.Join(t.TempDir(), exe)
+			os.WriteFile(bin, files[exe], 0o755)
+			out, err := exec.Command(bin, "--version").CombinedOutput()
+			want := fmt.Sprintf("bigquery-mcp %s (commit %s)\n", r.Version, r.Commit)
+			if err != nil || string(out) != want || len(r.Commit) != 40 {
+				t.Errorf("%s --version: %q, %v; want %q", a.Name, out, err, want)
+			}
+		}
+	}
+	if archives == 0 || archives != len(sums) {
+		t.Errorf("%d archives, %d checksums", archives, len(sums))
+	}
+}
+
+// Each bundle's manifest carries the release's version and its platform, and
+// names a binary that is in it: the same bytes as the archive's.
+func TestReleaseBundlesDist(t *testing.T) {
+	dist, r := releaseDist(t)
+	for _, b := range r.Binaries() {
+		path := filepath.Join(dist, BundleName(r.Version, b.Goos, b.Goarch))
+		if _, err := os.Stat(path); err != nil {
+			if os.Getenv("BQMCP_REQUIRE_CLIENTS") == "1" {
+				t.Fatalf("BQMCP_REQUIRE_CLIENTS=1 but no bundle: %v", err)
+			}
+			t.Skipf("no bundles (the mcpb CLI is not installed: make clients): %v", err)
+		}
+		files := readArchive(t, path)
+		var manifest bundleManifest
+		if err := json.Unmarshal(files["manifest.json"], &manifest); err != nil {
+			t.Fatalf("%s: manifest.json: %v", path, err)
+		}
+		platform := mcpbPlatform(b.Goos)
+		if manifest.Version != r.Version || !slices.Equal(manifest.Compatibility.Platforms, []string{platform}) {
+			t.Errorf("%s: version %q platforms %v", path, manifest.Version, manifest.Compatibility.Platforms)
+		}
+		command := manifest.Server.MCPConfig.Command
+		if o, ok := manifest.Server.MCPConfig.PlatformOverrides[platform]; ok && o.Command != "" {
+			command = o.Command
+		}
+		entry := strings.TrimPrefix(command, "${__dirname}/")
+		bin, ok := files[entry]
+		if !ok {
+			t.Errorf("%s: the manifest runs %s, which is not in the bundle", path, entry)
+			continue
+		}
+		if built, _ := os.ReadFile(r.path(b)); !bytes.Equal(bin, built) {
+			t.Errorf("%s: %s is not the released binary", path, entry)
+		}
+		if goos, goarch := binaryPlatform(t, bin); goos != b.Goos || goarch != b.Goarch {
+			t.Errorf("%s: %s is for %s/%s", path, entry, goos, goarch)
+		}
+		if _, ok := files["LICENSE"]; !ok {
+			t.Errorf("%s has no LICENSE", path)
+		}
+	}
+}
+
+type bundleManifest struct {
+	Version       string `json:"version"`
+	Compatibility struct {
+		Platforms []string `json:"platforms"`
+	} `json:"compatibility"`
+	Server struct {
+		MCPConfig struct {
+			Command           string `json:"command"`
+			PlatformOverrides map[string]struct {
+				Command string `json:"command"`
+			} `json:"platform_overrides"`
+		} `json:"mcp_config"`
+	} `json:"server"`
+}
+
+// dist/server.json validates, carries the release's version, and names
+// every bundle with its SHA-256 and the image tagged with the version.
+func TestReleaseServerJSONDist(t *testing.T) {
+	dist, r := releaseDist(t)
+	data, err := os.ReadFile(filepath.Join(dist, "server.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateServerJSON(data); err != nil {
+		t.Fatal(err)
+	}
+	var server struct {
+		Version  string `json:"version"`
+		Packages []struct {
+			RegistryType string `json:"registryType"`
+			Identifier   string `json:"identifier"`
+			FileSha256   string `json:"fileSha256"`
+		} `json:"packages"`
+	}
+	json.Unmarshal(data, &server)
+	if server.Version != r.Version {
+		t.Errorf("version %q, want %q", server.Version, r.Version)
+	}
+	tag := regexp.MustCompile(`^[\w][\w.-]{0,127}$`)
+	var oci, bundles int
+	for _, p := range server.Packages {
+		switch p.RegistryType {
+		case "oci":
+			oci++
+			if !strings.HasSuffix(p.Identifier, ":"+r.Version) || !tag.MatchString(r.Version) {
+				t.Errorf("image %s: want the tag %s (a valid OCI tag)", p.Identifier, r.Version)
+			}
+		case "mcpb":
+			bundles++
+			name := p.Identifier[strings.LastIndex(p.Identifier, "/")+1:]
+			if want := downloadBase + "v" + r.Version + "/" + name; p.Identifier != want {
+				t.Errorf("bundle URL %s, want %s", p.Identifier, want)
+			}
+			if got := sha256Hex(t, filepath.Join(dist, name)); got != p.FileSha256 {
+				t.Errorf("%s: fileSha256 %s, the file is %s", name, p.FileSha256, got)
+			}
+		}
+	}
+	if oci != 1 {
+		t.Errorf("%d images, want 1", oci)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(dist, "*.mcpb")); bundles != len(matches) {
+		t.Errorf("server.json lists %d bundles, dist has %d", bundles, len(matches))
+	}
+}
+
+func readChecksums(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, line)
+		}
+		sums[name] = sum
+	}
+	return sums
+}
+
+// readArchive returns the regular files of a .tar.gz, .zip or .mcpb.
+func readArchive(t *testing.T, path string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	if strings.HasSuffix(path, ".tar.gz") {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(gz)
+		for {
+			h, err := tr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", path, err)
+			}
+			if h.Typeflag == tar.TypeReg {
+				files[h.Name], _ = io.ReadAll(tr)
+			}
+		}
+		return files
+	}
+	z, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[f.Name], _ = io.ReadAll(rc)
+		rc.Close()
+	}
+	return files
+}
+
+// binaryPlatform reads an executable's header: ELF (linux), Mach-O
+// (darwin) or PE (windows), and its architecture.
+func binaryPlatform(t *testing.T, b []byte) (goos, goarch string) {
+	t.Helper()
+	r := bytes.NewReader(b)
+	if f, err := elf.NewFile(r); err == nil {
+		switch f.Machine {
+		case elf.EM_X86_64:
+			return "linux", "amd64"
+		case elf.EM_AARCH64:
+			return "linux", "arm64"
+		}
+		return "linux", f.Machine.String()
+	}
+	if f, err := macho.NewFile(r); err == nil {
+		switch f.Cpu {
+		case macho.CpuAmd64:
+			return "darwin", "amd64"
+		case macho.CpuArm64:
+			return "darwin", "arm64"
+		}
+		return "darwin", f.Cpu.String()
+	}
+	if f, err := pe.NewFile(r); err == nil {
+		switch f.Machine {
+		case pe.IMAGE_FILE_MACHINE_AMD64:
+			return "windows", "amd64"
+		case pe.IMAGE_FILE_MACHINE_ARM64:
+			return "windows", "arm64"
+		}
+		return "windows", fmt.Sprint(f.Machine)
+	}
+	t.Errorf("not an ELF, Mach-O or PE executable (%d bytes)", len(b))
+	return "", ""
+}
+
+func sha256Hex(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
