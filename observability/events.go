@@ -201,6 +201,13 @@ func (t *Telemetry) JobCancelled(ctx context.Context, reason string) {
 	trace.SpanFromContext(ctx).AddEvent("job.cancelled", trace.WithAttributes(AttrReason.String(reason)))
 }
 
+// JobRecordEvicted counts a job record the store evicted for room
+// (bigquery_mcp.jobs.records_evicted): a steady rate means the store is too
+// small for the jobs a day brings.
+func (t *Telemetry) JobRecordEvicted(ctx context.Context) {
+	t.inst.recordsEvicted.Add(ctx, 1)
+}
+
 // CacheLookup records a metadata cache lookup (result hit, miss or stale;
 // anything else counts as "other"): bigquery_mcp.cache.lookups and, for a
 // stale serve, bigquery_mcp.cache.stale_age and a span event.

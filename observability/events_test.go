@@ -106,6 +106,7 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 	finish(failure)
 	f.tel.JobDone(ctx, "SELECT", 1, 1, false)
 	f.tel.JobCancelled(ctx, "timeout")
+	f.tel.JobRecordEvicted(ctx)
 	f.tel.CacheLookup(ctx, CacheStale, time.Second)
 	f.tel.BreakerChanged("proj-a", BreakerClosed, BreakerOpen)
 	f.tel.ObserveBreakers(func() map[string]string { return map[string]string{"proj-a": BreakerOpen} })
@@ -117,7 +118,7 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 		MetricOperationDuration: "s", MetricToolCalls: "{call}", MetricErrors: "{error}",
 		MetricRetryAttempts: "{attempt}", MetricRetryExhausted: "{operation}", MetricBreakerState: "{state}",
 		MetricBreakerTransitions: "{transition}", MetricBreakerRejected: "{call}", MetricCacheLookups: "{lookup}",
-		MetricCacheStaleAge: "s", MetricJobsCompleted: "{job}", MetricJobsCancelled: "{job}",
+		MetricCacheStaleAge: "s", MetricJobsCompleted: "{job}", MetricJobsCancelled: "{job}", MetricJobRecordsEvicted: "{job}",
 		MetricBytesProcessed: "By", MetricBytesBilled: "By", MetricDBOperationDuration: "s",
 	}
 	ms := f.metrics(t)

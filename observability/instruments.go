@@ -22,6 +22,7 @@ const (
 	MetricCacheStaleAge       = "bigquery_mcp.cache.stale_age"
 	MetricJobsCompleted       = "bigquery_mcp.jobs.completed"
 	MetricJobsCancelled       = "bigquery_mcp.jobs.cancelled"
+	MetricJobRecordsEvicted   = "bigquery_mcp.jobs.records_evicted"
 	MetricBytesProcessed      = "bigquery_mcp.bytes.processed"
 	MetricBytesBilled         = "bigquery_mcp.bytes.billed"
 	MetricDBOperationDuration = "db.client.operation.duration"
@@ -87,6 +88,7 @@ type instruments struct {
 	staleAge       metric.Float64Histogram
 	jobsCompleted  metric.Int64Counter
 	jobsCancelled  metric.Int64Counter
+	recordsEvicted metric.Int64Counter
 	bytesProcessed metric.Int64Counter
 	bytesBilled    metric.Int64Counter
 	dbDuration     metric.Float64Histogram
@@ -119,6 +121,7 @@ func (in *instruments) init(m metric.Meter) error {
 	in.staleAge = hist(MetricCacheStaleAge, "s", "Age of stale metadata answers served while BigQuery could not be asked.", staleBuckets)
 	in.jobsCompleted = counter(MetricJobsCompleted, "{job}", "Query jobs that finished, by statement type and whether BigQuery's result cache answered.")
 	in.jobsCancelled = counter(MetricJobsCancelled, "{job}", "Query jobs the server cancelled, by reason.")
+	in.recordsEvicted = counter(MetricJobRecordsEvicted, "{job}", "Job records evicted before their 24 h to keep the store within its size: their jobs can no longer be read through the server.")
 	in.bytesProcessed = counter(MetricBytesProcessed, "By", "Bytes processed by finished query jobs.")
 	in.bytesBilled = counter(MetricBytesBilled, "By", "Bytes billed for finished query jobs.")
 	in.dbDuration = hist(MetricDBOperationDuration, "s", "Duration of each BigQuery REST request, until its response body was read.", dbBuckets)

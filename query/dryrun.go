@@ -214,7 +214,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		out.WouldExecute = false
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" It reads more bytes than the server cap of %d; select fewer columns or filter on partition/cluster columns.", s.cfg.MaxBytesBilled))
 	}
-	if err := s.cfg.Budget.Check(auth.CallerFrom(ctx).Principal, qs.TotalBytesProcessed); err != nil {
+	if err := s.cfg.State.Check(ctx, auth.CallerFrom(ctx).Principal, qs.TotalBytesProcessed); err != nil {
 		out.WouldExecute = false
 		out.Note = strings.TrimSpace(out.Note + " " + bqerr.From(err).Message + ".")
 	}

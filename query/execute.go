@@ -9,7 +9,6 @@ import (
 
 	"cloud.google.com/go/bigquery"
 
-	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -95,6 +94,14 @@ type request struct {
 	// location is where the job runs, once located is set (jobLocation).
 	location string
 	located  bool
+	// reservation holds estimate bytes of the caller's budget for the job
+	// until its cost is settled (settle.go).
+	reservation string
+	estimate    int64
+	// throughView is set when the dataset allowlist let the query through
+	// without every table it reads in an allowed dataset (an authorized
+	// view): its job's error text is withheld (owner.go).
+	throughView bool
 }
 
 func (s *Service) validate(in ExecuteInput) (*request, error) {
@@ -193,10 +200,20 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	if err := s.preflight(ctx, r); err != nil {
 		return nil, err
 	}
+	if s.cfg.Datasets.Enabled() {
+		v, ok := s.verdicts.get(r)
+		r.throughView = !ok || !v.datasetsAllowed
+	}
+	// preflight held the estimate when a budget needs one; a query it did
+	// not estimate holds nothing, but its job is charged the same way.
+	if err := s.reserve(ctx, r, 0); err != nil {
+		return nil, err
+	}
 
 	op := s.operation(r.sql)
 	req, err := s.queryRequest(ctx, r)
 	if err != nil {
+		s.release(ctx, r)
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
 	// SQL may name customers or hold literals: debug level only, and cut.
@@ -205,30 +222,50 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	p, err := s.startQuery(ctx, op, req, until)
 	if err != nil {
 		job := s.recoverJob(ctx, op, req)
-		return nil, s.fail(ctx, err, r, job.id, job.location)
+		err = s.fail(ctx, err, r, job.id, job.location)
+		if job.id == "" {
+			// No job is known to have started: BigQuery refused the
+			// query, or never answered (see docs/governance.md).
+			s.release(ctx, r)
+		} else {
+			s.own(ctx, r, job)
+			s.followJob(ctx, job, r.reservation, r.estimate)
+		}
+		return nil, err
 	}
+	s.own(ctx, r, p.job)
 	if p, err = s.await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
-		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
+		err = s.fail(ctx, err, r, p.job.id, p.job.location)
+		s.settleFromJob(ctx, p.job, r.reservation, r.estimate)
+		return nil, err
 	}
 	out := &ExecuteOutput{JobID: p.job.id, Location: p.job.location}
-	s.started.Add(p.job.id, startedJob{principal: auth.CallerFrom(ctx).Principal, pending: !p.complete})
 	if !p.complete {
 		if r.wait >= r.timeout {
 			// The query's own time is up: stop the job.
 			<-ctx.Done()
-			return nil, s.fail(ctx, ctx.Err(), r, p.job.id, p.job.location)
+			err := s.fail(ctx, ctx.Err(), r, p.job.id, p.job.location)
+			s.followJob(ctx, p.job, r.reservation, r.estimate)
+			return nil, err
 		}
 		s.stillRunning(ctx, p.job, start, out)
+		s.followJob(ctx, p.job, r.reservation, r.estimate)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
+	}
+	// The job is done: its cost is settled before its rows are read, which
+	// may fail without changing what it billed.
+	if p.billed {
+		s.settle(ctx, p.job.id, r.reservation, p.bytesProcessed, p.bytesBilled)
+	} else if billed, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate); ok {
+		p.bytesBilled = billed
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
 	addStats(out, p, statementType(r.sql, p))
-	s.account(ctx, out.BytesProcessed, out.BytesBilled)
 	if s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
 	}

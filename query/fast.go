@@ -51,7 +51,10 @@ type page struct {
 	token     string
 
 	bytesProcessed, bytesBilled int64
-	cacheHit                    bool
+	// billed is set when bytesBilled is the job's word: jobs.query's
+	// complete answer has it, getQueryResults has none (jobs.get does).
+	billed   bool
+	cacheHit bool
 	// dml is set for DML statements, with the rows they changed.
 	dml      bool
 	affected int64
@@ -61,7 +64,7 @@ func pageOfQuery(r *bq.QueryResponse) *page {
 	p := &page{
 		complete: r.JobComplete, schema: r.Schema, rows: r.Rows, totalRows: r.TotalRows, token: r.PageToken,
 		bytesProcessed: r.TotalBytesProcessed, bytesBilled: r.TotalBytesBilled, cacheHit: r.CacheHit,
-		dml: r.DmlStats != nil, affected: r.NumDmlAffectedRows,
+		dml: r.DmlStats != nil, affected: r.NumDmlAffectedRows, billed: r.JobComplete,
 	}
 	if ref := r.JobReference; ref != nil {
 		p.job = jobHandle{id: ref.JobId, location: ref.Location}
@@ -233,15 +236,16 @@ func (s *Service) reportProgress(ctx context.Context, job jobHandle, since time.
 	report(ctx, pr)
 }
 
-// jobStatus is what jobs.get says of a running job.
+// jobStatus is what jobs.get says of a job; bytesBilled once it is DONE.
 type jobStatus struct {
-	state          string
-	bytesProcessed int64
-	created        time.Time
+	state                       string
+	bytesProcessed, bytesBilled int64
+	created                     time.Time
 }
 
-// jobState reads a job's state with one plain jobs.get (no retries: it only
-// decorates a result or a progress report).
+// jobState reads a job's state with one plain jobs.get (no retries: it
+// decorates a result or a progress report, or settles a job's cost, which
+// the follower tries again later).
 func (s *Service) jobState(ctx context.Context, job jobHandle) (*jobStatus, error) {
 	call := s.rest.Jobs.Get(s.cfg.Project, job.id).Context(ctx)
 	if job.location != "" {
@@ -257,6 +261,9 @@ func (s *Service) jobState(ctx context.Context, job jobHandle) (*jobStatus, erro
 	}
 	if stats := j.Statistics; stats != nil {
 		st.bytesProcessed = stats.TotalBytesProcessed
+		if q := stats.Query; q != nil {
+			st.bytesBilled = q.TotalBytesBilled
+		}
 		if stats.CreationTime > 0 {
 			st.created = time.UnixMilli(stats.CreationTime)
 		}

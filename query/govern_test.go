@@ -168,7 +168,7 @@ func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (
 	}
 	s.cfg.AllowWrites = allowWrites
 	s.cfg.Datasets = allow
-	s.cfg.Budget = governance.NewBudget(0, 0)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
 	s.SetCatalog(fakeCatalog{
 		types: map[string]string{
 			"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
@@ -357,22 +357,23 @@ func TestAuthorizedViewNeedsCatalog(t *testing.T) {
 	}
 }
 
-// TestGetResultsOfForeignJobs: results of a job this server did not start
-// are read only when BigQuery lists its tables and all are allowed.
+// TestGetResultsOfForeignJobs: under an allowlist, results of a job this
+// server did not start are refused as not found, whatever it read, with no
+// request naming it (owner.go).
 func TestGetResultsOfForeignJobs(t *testing.T) {
 	s, fake := newGovernedService(t, corpusPlans, false)
 	fake.jobs["mine_elsewhere"] = plan{statementType: "SELECT", tables: []string{"p.sales.orders"}}
 	fake.jobs["secret_job"] = plan{statementType: "SELECT", tables: []string{"p.secret.orders"}}
 	fake.jobs["unlisted_job"] = plan{statementType: "SELECT"}
 	ctx := context.Background()
-	if _, err := s.GetResults(ctx, GetResultsInput{JobID: "mine_elsewhere"}); err != nil {
-		t.Errorf("allowed foreign job: %v", err)
-	}
-	for _, id := range []string{"secret_job", "unlisted_job"} {
+	for _, id := range []string{"mine_elsewhere", "secret_job", "unlisted_job"} {
 		_, err := s.GetResults(ctx, GetResultsInput{JobID: id})
-		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
-			t.Errorf("%s: GetResults = %v, want PERMISSION_DENIED", id, err)
+		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.NotFound {
+			t.Errorf("%s: GetResults = %v, want NOT_FOUND", id, err)
 		}
+	}
+	if _, _, gets := fake.counts(); gets != 0 {
+		t.Errorf("%d jobs.get requests for jobs this server did not start", gets)
 	}
 	// A job this server started (through an authorized view) is read
 	// without asking BigQuery about it again.
@@ -398,7 +399,7 @@ func TestBytesBudget(t *testing.T) {
 		"SELECT b FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 30 * mb},
 	}
 	s, fake := newGovernedService(t, plans, false)
-	s.cfg.Budget = governance.NewBudget(100*mb, 0)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(100*mb, 0), nil)
 	ctx := context.Background()
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"}); err != nil {
 		t.Fatalf("first query: %v", err)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
@@ -36,7 +35,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 		}
 	}
 	v, known := s.verdicts.get(r)
-	estimate := s.cfg.Budget.Limited() || s.cfg.ConfirmAboveBytes > 0
+	estimate := s.cfg.State.Limited() || s.cfg.ConfirmAboveBytes > 0
 	needDryRun := estimate ||
 		(!s.cfg.AllowWrites && !known) ||
 		(s.cfg.Datasets.Enabled() && !(known && v.datasetsAllowed))
@@ -61,10 +60,16 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	if !estimate {
 		return nil
 	}
-	if err := s.cfg.Budget.Check(auth.CallerFrom(ctx).Principal, stats.TotalBytesProcessed); err != nil {
-		return bqerr.From(err).WithQuery(r.sql)
+	// The estimate is held, not only checked, so that calls running at
+	// once cannot all spend what is left (settle.go).
+	if err := s.reserve(ctx, r, stats.TotalBytesProcessed); err != nil {
+		return err
 	}
-	return s.confirm(ctx, stats.TotalBytesProcessed)
+	if err := s.confirm(ctx, stats.TotalBytesProcessed); err != nil {
+		s.release(ctx, r)
+		return err
+	}
+	return nil
 }
 
 // allAllowed reports whether BigQuery listed tables and every one of them

@@ -34,10 +34,9 @@ type JobOutput struct {
 	Error          *bqerr.Error `json:"error,omitempty"`
 }
 
-// jobRef validates a job ID and fills in the location when the agent gave
-// none: the server's, or where the job ran if this server started or found
-// it (knownLocation). Both become parts of request URLs, so they are checked
-// against BigQuery's rules before any request is built.
+// jobRef validates a job ID and the agent's location (jobAccess.location
+// fills in a missing one). Both become parts of request URLs, so they are
+// checked against BigQuery's rules before any request is built.
 func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
 	id = strings.TrimSpace(jobID)
 	if err := bqtype.ValidateJobID(id); err != nil {
@@ -47,10 +46,11 @@ func (s *Service) jobRef(jobID, location string) (id, loc string, err error) {
 	if err := bqtype.ValidateLocation(loc); err != nil {
 		return "", "", err
 	}
-	return id, s.knownLocation(id, loc), nil
+	return id, loc, nil
 }
 
-// GetJob reports a job's state and statistics.
+// GetJob reports a job's state and statistics. A job seen finished here is
+// settled in the budget (settle.go).
 func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	id, loc, err := s.jobRef(in.JobID, in.Location)
 	if err != nil {
@@ -58,11 +58,16 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	job, status, loc, err := s.findJob(ctx, id, loc)
+	acc, err := s.checkOwner(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	return jobOutput(job, status, loc), nil
+	job, status, loc, err := s.findJob(ctx, id, acc.location(s, id, loc))
+	if err != nil {
+		return nil, err
+	}
+	s.settleSeen(ctx, acc, status)
+	return s.jobOutput(acc, job, status, loc), nil
 }
 
 // CancelJob asks BigQuery to stop a job. Cancellation is best effort: the
@@ -74,7 +79,11 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	job, _, loc, err := s.findJob(ctx, id, loc)
+	acc, err := s.checkOwner(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	job, _, loc, err := s.findJob(ctx, id, acc.location(s, id, loc))
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +102,22 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	if err != nil {
 		status = job.LastStatus()
 	}
-	return jobOutput(job, status, loc), nil
+	s.settleSeen(ctx, acc, status)
+	return s.jobOutput(acc, job, status, loc), nil
+}
+
+// settleSeen settles the cost of a job of the caller's that jobs.get shows
+// finished. Settling is once per job, so a job already settled costs
+// nothing more.
+func (s *Service) settleSeen(ctx context.Context, acc jobAccess, st *bigquery.JobStatus) {
+	if !acc.recorded || st == nil || st.State != bigquery.Done || st.Statistics == nil {
+		return
+	}
+	var billed int64
+	if qs, ok := st.Statistics.Details.(*bigquery.QueryStatistics); ok {
+		billed = qs.TotalBytesBilled
+	}
+	s.settle(ctx, acc.rec.ID, acc.rec.Reservation, st.Statistics.TotalBytesProcessed, billed)
 }
 
 func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigquery.JobStatus, error) {
@@ -114,11 +138,12 @@ func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigq
 }
 
 // jobOutput describes job, found in location loc (BigQuery's own word on
-// the location wins when it gives one).
-func jobOutput(job *bigquery.Job, st *bigquery.JobStatus, loc string) *JobOutput {
+// the location wins when it gives one). The error text of a job that read
+// through an authorized view is withheld (owner.go).
+func (s *Service) jobOutput(acc jobAccess, job *bigquery.Job, st *bigquery.JobStatus, loc string) *JobOutput {
 	out := &JobOutput{JobID: job.ID(), Location: cmp.Or(job.Location(), loc), State: stateName(st.State)}
 	if err := st.Err(); err != nil {
-		out.Error = bqerr.From(err)
+		out.Error = s.withheld(acc, bqerr.From(err))
 	}
 	if s := st.Statistics; s != nil {
 		out.BytesProcessed = s.TotalBytesProcessed

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -30,7 +29,7 @@ type GetResultsInput struct {
 // to read it.
 func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteOutput, error) {
 	start := time.Now()
-	id, loc, err := s.jobRef(in.JobID, in.Location)
+	id, _, err := s.jobRef(in.JobID, in.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -51,18 +50,22 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait+s.cfg.QueryTimeout)
 	defer cancel()
-	if err := s.checkJobDatasets(ctx, id, loc); err != nil {
+	acc, err := s.checkOwner(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	// checkJobDatasets may have found the job's location.
-	job := jobHandle{id: id, location: s.knownLocation(id, loc)}
+	job := jobHandle{id: id, location: acc.location(s, id, in.Location)}
 	until := start.Add(wait)
 	p, err := s.firstResults(ctx, job, in.StartIndex, maxRows, until)
 	if err == nil {
 		p, err = s.await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
 	}
 	if err != nil {
-		return nil, bqerr.From(err).WithJobID(id)
+		if acc.recorded && s.follower.has(id) {
+			// A job that failed has ended: settle what it billed.
+			s.settleFromJob(ctx, job, acc.rec.Reservation, 0)
+		}
+		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
 	}
 	out := &ExecuteOutput{JobID: id, Location: p.job.location}
 	if !p.complete {
@@ -71,17 +74,18 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
+	if acc.recorded && s.follower.has(id) {
+		// The job outlived the call that started it and ends here:
+		// getQueryResults has no bytes billed, so jobs.get settles it.
+		if billed, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0); ok {
+			p.bytesBilled = billed
+		}
+	}
 	out.JobComplete, out.State, out.Format = true, "DONE", format
 	if err := s.collect(ctx, resilience.Query, p, in.StartIndex, maxRows, out); err != nil {
-		return nil, bqerr.From(err).WithJobID(id)
+		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
 	}
 	addStats(out, p, "")
-	if j, ok := s.started.Get(id); ok && j.pending {
-		// The job outlived the call that started it: count it now, by
-		// what it processed (getQueryResults does not report billing).
-		s.started.Add(id, startedJob{principal: j.principal})
-		s.cfg.Budget.Add(j.principal, governance.Usage{Jobs: 1, BytesProcessed: p.bytesProcessed, BytesBilled: max(p.bytesBilled, p.bytesProcessed)})
-	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
 }

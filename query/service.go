@@ -4,7 +4,9 @@
 //
 // One file per tool: execute.go (execute_sql), dryrun.go (dry_run_sql),
 // results.go (get_query_results, and the row reading execute_sql shares),
-// jobs.go (get_job, cancel_job). Around them: fast.go (jobs.query, polling a
+// jobs.go (get_job, cancel_job), usage.go (usage). Around them: owner.go
+// (who may read which job) and settle.go (budgets as reservations, and
+// following jobs that outlive their call); fast.go (jobs.query, polling a
 // long job, progress reports; progress.go carries the reporter), rest.go
 // (REST wire types to the client's), guard.go, verdict.go and readonly.go
 // (the read-only gate, its verdict cache and its SQL lexer), params.go (typed
@@ -60,9 +62,14 @@ type Config struct {
 	MaxWait time.Duration
 	// Datasets (--datasets) is the dataset allowlist; nil allows all.
 	Datasets *governance.Allowlist
-	// Budget keeps each caller's spending and limits (--max-bytes-per-*);
-	// nil counts nothing.
-	Budget *governance.Budget
+	// State keeps each caller's spending, limits (--max-bytes-per-*) and
+	// reservations, and the records of who started which job; nil: an
+	// in-memory state without limits.
+	State governance.State
+	// MultiPrincipal is set when the server may serve more than one
+	// principal (HTTP with client authentication): the job tools then
+	// refuse jobs this server did not start (owner.go).
+	MultiPrincipal bool
 	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
 	// process more waits for the user's approval. Zero: never ask.
 	ConfirmAboveBytes int64
@@ -91,8 +98,9 @@ type Service struct {
 	// views (allow.go).
 	catalog Catalog
 	views   *ttlCache[tableRef, []tableRef]
-	// started remembers the jobs this server started (allow.go).
-	started *ttlCache[string, startedJob]
+	// follower settles the cost of jobs that outlived their call
+	// (settle.go).
+	follower *follower
 	// newRequestID picks the jobs.query requestId before the first attempt
 	// so that a retried request can never start a second job.
 	newRequestID func() string
@@ -118,7 +126,14 @@ func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Exec
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = defaultWait
 	}
-	return &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), started: newStartedJobs(), newRequestID: uuid.NewString, loc: newLocator()}
+	if cfg.State == nil {
+		cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	}
+	s := &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), newRequestID: uuid.NewString, loc: newLocator()}
+	s.follower = newFollower(s.jobState, func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
+		s.settle(ctx, f.job.id, f.reservation, bytesProcessed, bytesBilled)
+	})
+	return s
 }
 
 // SetCatalog gives the dataset allowlist the cached metadata it needs to

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -21,10 +22,13 @@ type UsageOutput struct {
 	Scope string `json:"scope"`
 }
 
-// Usage reports the calling principal's jobs, bytes and budget.
+// Usage reports the calling principal's jobs, bytes, holds and budget.
 func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error) {
 	p := auth.CallerFrom(ctx).Principal
-	r := s.cfg.Budget.Report(p)
+	r, err := s.cfg.State.Report(ctx, p)
+	if err != nil {
+		return nil, bqerr.New(bqerr.Unavailable, "the server's bytes ledger could not be read").WithCause(err)
+	}
 	scope := "this server process"
 	if p != "" {
 		scope = p + " on this server instance"
@@ -36,9 +40,4 @@ func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error)
 		PricePerTiBUSD: s.cfg.PricePerTiB,
 		Scope:          scope,
 	}, nil
-}
-
-// account records a finished job against the caller.
-func (s *Service) account(ctx context.Context, bytesProcessed, bytesBilled int64) {
-	s.cfg.Budget.Add(auth.CallerFrom(ctx).Principal, governance.Usage{Jobs: 1, BytesProcessed: bytesProcessed, BytesBilled: bytesBilled})
 }

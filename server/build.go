@@ -74,6 +74,11 @@ type Config struct {
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool
+	// MultiPrincipal is set when the server may serve more than one
+	// principal: HTTP with client authentication (token, google, oauth).
+	// The job tools then answer each caller only for the jobs it started,
+	// and refuse jobs the server did not start (docs/governance.md).
+	MultiPrincipal bool
 
 	// Resilience holds the retry, breaker and Retry-After settings.
 	Resilience resilience.Config
@@ -169,6 +174,7 @@ type Backend struct {
 	Identity   auth.Identity
 	Executor   *resilience.Executor
 	Cache      *resilience.Cache
+	query      *query.Service
 	client     *bigquery.Client
 	rest       *bq.Service
 	httpClient *http.Client
@@ -178,8 +184,10 @@ type Backend struct {
 	started    time.Time
 }
 
-// Close releases the BigQuery client and its connections.
+// Close stops following unfinished jobs, then releases the BigQuery
+// client and its connections.
 func (b *Backend) Close() error {
+	b.query.Close()
 	err := b.client.Close()
 	b.httpClient.CloseIdleConnections()
 	return err
@@ -257,8 +265,15 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	// One ledger: queries agents write and search_columns' own queries
-	// spend from the same budgets.
+	// spend from the same budgets. The budgets and the job records are
+	// the governance state, in memory.
 	budget := governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay)
+	jobs := governance.NewJobStore(governance.JobStoreConfig{OnEvict: func() {
+		if tel != nil {
+			tel.JobRecordEvicted(context.Background())
+		}
+	}})
+	state := governance.NewMemory(budget, jobs)
 	rest, err := bq.NewService(ctx, opts...)
 	if err != nil {
 		client.Close()
@@ -281,8 +296,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			MaxWait:         cfg.MaxWait,
 
 			Datasets:          allow,
-			Budget:            budget,
+			State:             state,
 			ConfirmAboveBytes: cfg.ConfirmAboveBytes,
+			// In oauth mode IAM already tells users apart; the records
+			// still apply (defence in depth).
+			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,
 		}, qHooks, log),
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: allow})
@@ -291,7 +309,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	svc.Schema.SetAllowlist(allow)
 	svc.Schema.SetBudget(budget)
-	b := &Backend{Identity: id, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{Identity: id, query: svc.Query, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})
 	cl.server.Store(b.MCP)

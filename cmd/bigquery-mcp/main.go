@@ -126,6 +126,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	// MCP over HTTP is served stateless (http.go).
 	s.Stateless = s.command == "http"
+	// With client authentication, callers are told apart by the server
+	// alone: each reads only the jobs it started (docs/governance.md).
+	s.MultiPrincipal = s.multiPrincipal()
 	backend, err := server.Build(ctx, s.Config)
 	if err != nil {
 		return err
@@ -183,3 +186,10 @@ func stopReason(ctx context.Context) string {
 type usageError struct{ error }
 
 func (e usageError) Unwrap() error { return e.error }
+
+// multiPrincipal reports whether the server may serve more than one
+// principal: HTTP with client authentication. Over stdio, or on HTTP
+// without it, every caller is the one unnamed principal.
+func (s *settings) multiPrincipal() bool {
+	return s.command == "http" && s.clientAuth.Mode != clientauth.None && s.clientAuth.Mode != ""
+}
