@@ -16,12 +16,16 @@ import (
 )
 
 // Schema budgets. A 100-column table with descriptions fits in
-// MaxSchemaBytes once its descriptions are left out; view SQL beyond
+// MaxSchemaBytes once its descriptions are left out (descriptions always
+// go before columns do); view SQL beyond
 // MaxViewQueryBytes is cut unless asked for whole.
 const (
 	MaxSchemaBytes    = 6000
 	MaxViewQueryBytes = 2000
 	DefaultMaxDepth   = 2
+	// shortDescriptionRunes is what is left of each description when the
+	// whole ones do not fit: about a sentence.
+	shortDescriptionRunes = 80
 )
 
 // SchemaFormat is how get_table_schema writes the columns.
@@ -88,7 +92,7 @@ func cut(full *TableSchema, o cutOptions) *TableSchema {
 		notes = append(notes, fmt.Sprintf("nested fields below depth %d left out (maxDepth to see them)", o.maxDepth))
 	}
 	if o.descriptions != nil && !*o.descriptions {
-		cols = withoutDescriptions(cols)
+		cols = mapDescriptions(cols, func(string) string { return "" })
 	}
 	if len(out.ViewQuery) > MaxViewQueryBytes && !o.fullView {
 		out.ViewQuery = out.ViewQuery[:MaxViewQueryBytes]
@@ -98,12 +102,23 @@ func cut(full *TableSchema, o cutOptions) *TableSchema {
 	}
 	out.Columns = cols
 	render(&out, o.format)
-	if size(&out) > MaxSchemaBytes && o.descriptions == nil && hasDescriptions(cols) {
-		cols = withoutDescriptions(cols)
-		out.Columns = cols
+	// An agent needs every column's name more than any description, even
+	// when it asked for descriptions: over budget they are shortened, then
+	// left out, before a single column is.
+	if size(&out) > MaxSchemaBytes && hasDescriptions(cols) {
+		note := "column descriptions shortened to fit"
+		short := mapDescriptions(cols, func(d string) string { return bqerr.Truncate(d, shortDescriptionRunes) })
+		out.Columns = short
 		render(&out, o.format)
+		cols = short
+		if size(&out) > MaxSchemaBytes {
+			note = "column descriptions left out to fit"
+			cols = mapDescriptions(cols, func(string) string { return "" })
+			out.Columns = cols
+			render(&out, o.format)
+		}
 		out.Truncated = true
-		notes = append(notes, "column descriptions left out to fit (includeDescriptions with fewer columns to read them)")
+		notes = append(notes, note+" (includeDescriptions with fewer columns to read them whole)")
 	}
 	setHint := func(extra ...string) {
 		if out.Truncated {
@@ -180,12 +195,16 @@ func limitDepth(cols []bqtype.Column, max, level int, cut *bool) []bqtype.Column
 	return out
 }
 
-func withoutDescriptions(cols []bqtype.Column) []bqtype.Column {
+// mapDescriptions returns a copy of cols, nested fields included, with
+// every description replaced by f's result (the cached schema is shared).
+func mapDescriptions(cols []bqtype.Column, f func(string) string) []bqtype.Column {
 	out := make([]bqtype.Column, len(cols))
 	for i, c := range cols {
-		c.Description = ""
+		if c.Description != "" {
+			c.Description = f(c.Description)
+		}
 		if c.Fields != nil {
-			c.Fields = withoutDescriptions(c.Fields)
+			c.Fields = mapDescriptions(c.Fields, f)
 		}
 		out[i] = c
 	}

@@ -59,12 +59,53 @@ func TestCutHundredColumnsFitsBudget(t *testing.T) {
 	if strings.Count(ddl.DDL, "\n") != 100 || !strings.HasPrefix(ddl.DDL, "column_000 STRING\n") || len(ddl.Columns) != 0 {
 		t.Errorf("ddl = %.200q, columns %d", ddl.DDL, len(ddl.Columns))
 	}
-	// Asked for, descriptions stay, and the column list is cut instead.
+	// Asked for, descriptions still go before any column does: an agent
+	// needs every column name more than any description.
 	yes := true
-	desc := cut(full, opts(t, GetTableSchemaInput{IncludeDescriptions: &yes}))
-	if encoded(t, desc) > MaxSchemaBytes || desc.Columns[0].Description == "" || desc.OmittedColumns == 0 ||
-		desc.OmittedColumns+len(desc.Columns) != 100 || !strings.Contains(desc.Hint, desc.Columns[len(desc.Columns)-1].Name[:7]) {
-		t.Errorf("with descriptions: %d bytes, %d shown, %d omitted, hint %q", encoded(t, desc), len(desc.Columns), desc.OmittedColumns, desc.Hint)
+	for _, format := range []string{FormatJSON, FormatDDL} {
+		desc := cut(full, opts(t, GetTableSchemaInput{IncludeDescriptions: &yes, Format: format}))
+		if n := encoded(t, desc); n > MaxSchemaBytes || desc.OmittedColumns != 0 || strings.Contains(desc.DDL, "--") ||
+			!strings.Contains(desc.Hint, "descriptions left out") {
+			t.Errorf("%s with descriptions asked for: %d bytes, %d omitted, hint %q", format, n, desc.OmittedColumns, desc.Hint)
+		}
+		if format == FormatJSON && (len(desc.Columns) != 100 || desc.Columns[0].Description != "") {
+			t.Errorf("with descriptions asked for: %d columns, first description %q", len(desc.Columns), desc.Columns[0].Description)
+		}
+	}
+}
+
+// Descriptions that fit once shortened are shortened, not dropped, nested
+// fields' too; every column stays.
+func TestCutShortensDescriptionsBeforeDroppingThem(t *testing.T) {
+	long := strings.Repeat("a long description. ", 20) // 400 bytes
+	full := &TableSchema{Table: "p.d.t", Type: "TABLE", Columns: []bqtype.Column{}}
+	for i := range 12 {
+		full.Columns = append(full.Columns, bqtype.Column{Name: fmt.Sprintf("c%02d", i), Type: "STRING", Description: long})
+	}
+	full.Columns = append(full.Columns, bqtype.Column{Name: "s", Type: "STRUCT", Description: long,
+		Fields: []bqtype.Column{{Name: "f", Type: "INT64", Description: long}}})
+	if encoded(t, full) <= MaxSchemaBytes {
+		t.Fatalf("the test table fits whole (%d bytes)", encoded(t, full))
+	}
+	yes := true
+	for name, in := range map[string]GetTableSchemaInput{"default": {}, "asked for": {IncludeDescriptions: &yes}} {
+		got := cut(full, opts(t, in))
+		if n := encoded(t, got); n > MaxSchemaBytes || len(got.Columns) != 13 || got.OmittedColumns != 0 ||
+			!strings.Contains(got.Hint, "descriptions shortened") {
+			t.Fatalf("%s: %d bytes, %d columns, hint %q", name, n, len(got.Columns), got.Hint)
+		}
+		for _, d := range []string{got.Columns[0].Description, got.Columns[12].Description, got.Columns[12].Fields[0].Description} {
+			if r := []rune(d); len(r) != shortDescriptionRunes || !strings.HasPrefix(long, string(r[:len(r)-1])) || r[len(r)-1] != '…' {
+				t.Errorf("%s: description %q, want the first %d runes ending in …", name, d, shortDescriptionRunes)
+			}
+		}
+	}
+	if full.Columns[12].Fields[0].Description != long {
+		t.Error("cut changed the cached schema's nested description")
+	}
+	no := false
+	if got := cut(full, opts(t, GetTableSchemaInput{IncludeDescriptions: &no})); got.Columns[0].Description != "" || got.Truncated {
+		t.Errorf("includeDescriptions false: %q, truncated %v", got.Columns[0].Description, got.Truncated)
 	}
 }
 

@@ -192,7 +192,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 	if err := s.allow.Check(project, dataset); err != nil {
 		return nil, err
 	}
-	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, IFNULL(description, '') AS description "+
+	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, description "+
 		"FROM `%s.%s.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS` "+
 		"WHERE STRPOS(LOWER(field_path), @q) > 0 OR STRPOS(LOWER(IFNULL(description, '')), @q) > 0 LIMIT %d", project, dataset, limit*4)
 	// BigQuery bills at least 10 MB for each INFORMATION_SCHEMA query; that
@@ -214,12 +214,16 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			return err
 		}
 		for {
+			// The view reports NULL for a column without a description,
+			// and any of its columns is decoded as nullable so that no
+			// row can fail the whole search (a NULL into a string is an
+			// error in the client library).
 			var r struct {
-				TableSchema string `bigquery:"table_schema"`
-				TableName   string `bigquery:"table_name"`
-				FieldPath   string `bigquery:"field_path"`
-				DataType    string `bigquery:"data_type"`
-				Description string `bigquery:"description"`
+				TableSchema bigquery.NullString `bigquery:"table_schema"`
+				TableName   bigquery.NullString `bigquery:"table_name"`
+				FieldPath   bigquery.NullString `bigquery:"field_path"`
+				DataType    bigquery.NullString `bigquery:"data_type"`
+				Description bigquery.NullString `bigquery:"description"`
 			}
 			err := it.Next(&r)
 			if err == iterator.Done {
@@ -228,10 +232,10 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			if err != nil {
 				return err
 			}
-			if !s.allow.Allows(project, r.TableSchema) {
+			if !r.FieldPath.Valid || !s.allow.Allows(project, r.TableSchema.StringVal) {
 				continue
 			}
-			if m, ok := match(r.TableSchema+"."+r.TableName, r.FieldPath, r.DataType, r.Description, q); ok {
+			if m, ok := match(r.TableSchema.StringVal+"."+r.TableName.StringVal, r.FieldPath.StringVal, r.DataType.StringVal, r.Description.StringVal, q); ok {
 				found = append(found, m)
 			}
 		}

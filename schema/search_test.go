@@ -49,7 +49,12 @@ func (f *infoSchemaFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
 	row := func(ds, t, p, typ, d string) *bq.TableRow {
-		return &bq.TableRow{F: []*bq.TableCell{str(ds), str(t), str(p), str(typ), str(d)}}
+		desc := str(d)
+		if d == "" {
+			// COLUMN_FIELD_PATHS reports a missing description as NULL.
+			desc = &bq.TableCell{V: nil}
+		}
+		return &bq.TableRow{F: []*bq.TableCell{str(ds), str(t), str(p), str(typ), desc}}
 	}
 	rows := []*bq.TableRow{
 		row("a", "orders", "customer_id", "INT64", "who bought"),
@@ -168,5 +173,21 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	}
 	if len(f.queries) != 1 {
 		t.Errorf("%d INFORMATION_SCHEMA queries ran, want 1", len(f.queries))
+	}
+}
+
+// COLUMN_FIELD_PATHS reports NULL for a column without a description; such
+// a match is returned with no description instead of failing the search
+// with INTERNAL.
+func TestSearchColumnsNullDescription(t *testing.T) {
+	meta := newFake()
+	meta.addDataset("a", "US")
+	s := newSearchService(t, &infoSchemaFake{fakeBigQuery: meta})
+	out, err := s.SearchColumns(context.Background(), SearchInput{Query: "name", Datasets: []string{"a"}, Method: "information_schema"})
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	if len(out.Matches) != 1 || out.Matches[0] != (ColumnMatch{Table: "a.orders", Column: "customer.name", Type: "STRING"}) {
+		t.Errorf("matches = %+v", out.Matches)
 	}
 }

@@ -38,7 +38,7 @@ func toolSamples() map[string]any {
 		"get_table_schema": &schema.TableSchema{Table: "demo-project.shop.wide", Type: "TABLE",
 			Columns: []bqtype.Column{{Name: "order_id", Type: "INT64", Mode: "REQUIRED"}, {Name: "total", Type: "NUMERIC", Mode: "NULLABLE"}},
 			NumRows: 5, NumBytes: 1024, Truncated: true, OmittedColumns: 98,
-			Hint: "Cut to fit 6000 bytes: column descriptions left out to fit (includeDescriptions with fewer columns to read them); 2 of 100 columns shown (ask for the others by name or pattern in columns, e.g. [\"status\"])."},
+			Hint: "Cut to fit 6000 bytes: column descriptions left out to fit (includeDescriptions with fewer columns to read them whole); 2 of 100 columns shown (ask for the others by name or pattern in columns, e.g. [\"status\"])."},
 		"search_columns": &schema.SearchOutput{Project: "demo-project", Method: "metadata", DatasetsScanned: 2, TablesScanned: 4,
 			Matches: []schema.ColumnMatch{{Table: "shop.customers", Column: "customer_id", Type: "INT64"}, {Table: "shop.orders", Column: "customer_id", Type: "INT64", Description: "Who ordered"}}},
 		"preview_table": &schema.PreviewOutput{Table: "demo-project.shop.orders", Schema: cols, Rows: rows(query.FormatCompact, r1, r2),
