@@ -31,6 +31,7 @@ type governedBigQuery struct {
 	mu       sync.Mutex
 	requests []string // "METHOD path" of every request but dry runs
 	jobs     int      // query jobs started (jobs.query, or jobs.insert not dry)
+	dryRuns  []string // the SQL of every dry run
 }
 
 type governedPlan struct {
@@ -76,6 +77,9 @@ func (f *governedBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			out = map[string]any{"error": map[string]any{"code": 400, "message": "the fake runs no inserted jobs", "errors": []any{map[string]any{"reason": "invalid"}}}}
 			break
 		}
+		f.mu.Lock()
+		f.dryRuns = append(f.dryRuns, job.Configuration.Query.Query)
+		f.mu.Unlock()
 		p := f.plans[job.Configuration.Query.Query]
 		var refs []any
 		for _, t := range p.tables {

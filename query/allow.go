@@ -76,7 +76,7 @@ func (s *Service) checkText(r *request) error {
 	}
 	if st.Kind == "CALL" {
 		return a.Denied("a procedure runs statements that cannot be checked against the dataset allowlist before it runs").
-			WithHint("Run the procedure's statements one by one instead.")
+			WithHint("Run the procedure's statements one by one instead, on the datasets " + a.String() + ".")
 	}
 	for _, path := range st.InformationSchema {
 		ref, ok := s.infoSchemaDataset(r, path)
