@@ -175,6 +175,7 @@ type Backend struct {
 	Executor   *resilience.Executor
 	Cache      *resilience.Cache
 	query      *query.Service
+	schema     *schema.Service
 	client     *bigquery.Client
 	rest       *bq.Service
 	httpClient *http.Client
@@ -309,7 +310,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
 	svc.Schema.SetAllowlist(allow)
 	svc.Schema.SetBudget(budget)
-	b := &Backend{Identity: id, query: svc.Query, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})
 	cl.server.Store(b.MCP)

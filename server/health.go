@@ -25,10 +25,12 @@ type HealthReport struct {
 	Auth     AuthHealth     `json:"auth"`
 	// Breakers maps each project the server has called to its circuit
 	// breaker state: closed, open or half-open.
-	Breakers      map[string]resilience.BreakerState `json:"breakers"`
-	Cache         CacheHealth                        `json:"cache"`
-	Version       string                             `json:"version"`
-	UptimeSeconds int64                              `json:"uptimeSeconds"`
+	Breakers map[string]resilience.BreakerState `json:"breakers"`
+	Cache    CacheHealth                        `json:"cache"`
+	// Allowlist is present when --datasets is set.
+	Allowlist     *AllowlistHealth `json:"allowlist,omitempty"`
+	Version       string           `json:"version"`
+	UptimeSeconds int64            `json:"uptimeSeconds"`
 }
 
 // BigQueryHealth is the result of one cheap call to BigQuery.
@@ -48,6 +50,22 @@ type AuthHealth struct {
 	TokenExpiry string `json:"tokenExpiry,omitempty"`
 	Error       string `json:"error,omitempty"`
 }
+
+// AllowlistHealth says whether the dataset allowlist is the only boundary:
+// the allowlist is defence in depth, and only IAM makes it a guarantee.
+type AllowlistHealth struct {
+	Datasets string `json:"datasets"`
+	// CredentialListsOutside is true when the credential BigQuery sees can
+	// list datasets of the default project outside the allowlist; absent
+	// when that could not be checked (Error says why).
+	CredentialListsOutside *bool  `json:"credentialListsOutside,omitempty"`
+	Error                  string `json:"error,omitempty"`
+	Hint                   string `json:"hint,omitempty"`
+}
+
+// exposureTimeout bounds the allowlist check: health answers fast, with or
+// without it.
+const exposureTimeout = 3 * time.Second
 
 // CacheHealth describes the metadata cache.
 type CacheHealth struct {
@@ -90,8 +108,38 @@ func (b *Backend) Health(ctx context.Context) *HealthReport {
 			r.BigQuery.Reachable = true
 		}
 	}
+	r.Allowlist = b.allowlistHealth(ctx)
 	r.Ready = b.Ready()
 	return r
+}
+
+// allowlistHealth checks, when an allowlist is set, whether the credential
+// can list datasets of the default project outside it. A failed or slow
+// check is reported, never a failed health call. Dataset names stay out of
+// the report: health is agent-facing, and the allowlist hides them.
+func (b *Backend) allowlistHealth(ctx context.Context) *AllowlistHealth {
+	if b.schema == nil || !b.schema.Allowlist().Enabled() {
+		return nil
+	}
+	h := &AllowlistHealth{Datasets: b.schema.Allowlist().String()}
+	if b.project == "" {
+		h.Error = "no default project to check"
+		return h
+	}
+	ctx, cancel := context.WithTimeout(ctx, exposureTimeout)
+	defer cancel()
+	outside, err := b.schema.ListsOutsideAllowlist(ctx, b.project)
+	if err != nil {
+		h.Error = "could not check: " + bqerr.From(err).Message
+		return h
+	}
+	h.CredentialListsOutside = &outside
+	if outside {
+		h.Hint = "This credential can list datasets outside the allowlist, so --datasets is the only boundary. " +
+			"Grant the server's service account (in oauth mode, the users) roles/bigquery.dataViewer on each allowed dataset only, " +
+			"and roles/bigquery.jobUser on the project, to make IAM enforce it too (docs/governance.md, \"IAM is the hard boundary\")."
+	}
+	return h
 }
 
 // Ready reports whether the server can serve: credentials usable and no
