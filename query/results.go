@@ -29,7 +29,7 @@ type GetResultsInput struct {
 // to read it.
 func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteOutput, error) {
 	start := time.Now()
-	id, _, err := s.jobRef(in.JobID, in.Location)
+	id, loc, err := s.jobRef(in.JobID, in.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	if err != nil {
 		return nil, err
 	}
-	job := jobHandle{id: id, location: acc.location(s, id, in.Location)}
+	job := jobHandle{id: id, location: acc.location(s, id, loc)}
 	until := start.Add(wait)
 	p, err := s.firstResults(ctx, job, in.StartIndex, maxRows, until)
 	if err == nil {

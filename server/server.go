@@ -134,21 +134,21 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "get_query_results",
-			Description: `More rows of a query from startIndex, without rerunning it.`,
+			Description: `More rows from startIndex of a query you ran here; no rerun.`,
 			Annotations: readOnly("Get query results"),
 		}, func(ctx context.Context, in query.GetResultsInput) (*query.ExecuteOutput, error) {
 			return svc.Query.GetResults(ctx, in)
 		})},
 		{ToolsetJobs, newTool(&mcp.Tool{
 			Name:        "get_job",
-			Description: `A job's state, error, bytes billed and timing.`,
+			Description: `State, error, bytes billed, timing of a job you ran here.`,
 			Annotations: readOnly("Get job"),
 		}, func(ctx context.Context, in query.JobInput) (*query.JobOutput, error) {
 			return svc.Query.GetJob(ctx, in)
 		})},
 		{alwaysOn, newTool(&mcp.Tool{
 			Name:        "usage",
-			Description: `Your jobs, bytes billed, cost, budget left.`,
+			Description: `Your jobs, bytes billed/held, cost, budget left.`,
 			Annotations: readOnly("Usage"),
 		}, func(ctx context.Context, in query.UsageInput) (*query.UsageOutput, error) {
 			return svc.Query.Usage(ctx, in)
@@ -162,7 +162,7 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{ToolsetJobs, newTool(&mcp.Tool{
 			Name:        "cancel_job",
-			Description: `Cancel a running job (best effort).`,
+			Description: `Cancel a job you ran here (best effort).`,
 			Annotations: &mcp.ToolAnnotations{
 				Title:           "Cancel job",
 				ReadOnlyHint:    false,
