@@ -204,7 +204,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		out.ReferencedTables = append(out.ReferencedTables, t.ProjectID+"."+t.DatasetID+"."+t.TableID)
 	}
 	if !s.cfg.AllowWrites {
-		if err := checkReadOnly(r.text.Tokens, r.text.Incomplete); err != nil {
+		if err := r.text.ReadOnly(); err != nil {
 			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: "+err.Error()
 		} else if st := qs.StatementType; st != "" && st != "SELECT" {
 			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: it is a "+st+" statement"

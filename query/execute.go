@@ -279,7 +279,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 // own attempt cap and backoff; that errs towards the stricter policy. Every
 // other statement is a query.
 func (s *Service) operation(sql string) resilience.Operation {
-	if s.cfg.AllowWrites && CheckReadOnly(sql) != nil {
+	if s.cfg.AllowWrites && sqltext.CheckReadOnly(sql) != nil {
 		return resilience.Write
 	}
 	return resilience.Query
@@ -291,13 +291,13 @@ func (s *Service) operation(sql string) resilience.Operation {
 // and a statement that changed rows is DML named by its first keyword.
 // Anything else is left unnamed rather than guessed.
 func statementType(sql string, p *page) string {
-	if CheckReadOnly(sql) == nil {
+	if sqltext.CheckReadOnly(sql) == nil {
 		return "SELECT"
 	}
 	if p.dml {
 		toks, _ := sqltext.Lex(sql)
 		if stmts := sqltext.Split(toks); len(stmts) == 1 {
-			switch kw, _ := leadingKeyword(stmts[0]); kw {
+			switch kw, _ := sqltext.LeadingKeyword(stmts[0]); kw {
 			case "INSERT", "UPDATE", "DELETE", "MERGE":
 				return kw
 			}

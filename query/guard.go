@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // preflight runs every check a statement must pass before its job starts,
@@ -90,12 +91,12 @@ func allAllowed(s *Service, stats *dryRunResult) bool {
 // checkReadOnlyText is the lexical half of the read-only gate: anything
 // but a single SELECT is refused without a round trip.
 func (s *Service) checkReadOnlyText(ctx context.Context, r *request) error {
-	err := checkReadOnly(r.text.Tokens, r.text.Incomplete)
+	err := r.text.ReadOnly()
 	if err == nil {
 		return nil
 	}
 	reason := err.Error()
-	var v *ReadOnlyViolation
+	var v *sqltext.ReadOnlyViolation
 	if errors.As(err, &v) {
 		reason = v.Reason
 		if v.Statements <= 1 && !writeKeywords[v.Keyword] {

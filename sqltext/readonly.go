@@ -1,6 +1,6 @@
-package query
+package sqltext
 
-// Lexical read-only guard.
+// The lexical half of the read-only gate.
 //
 // Read-only mode has two independent halves. The authoritative one asks
 // BigQuery for a dry run and checks the statementType it reports; this file is
@@ -9,18 +9,14 @@ package query
 // SELECT, and a defence in depth is only worth having if it does not lean on
 // the layer it backs up.
 //
-// The check is deliberately small: take sqltext's tokens (GoogleSQL lexed exactly as BigQuery's
-// lexer does where it matters: strings, quoted identifiers, comments and the
-// ';' separator), then look at the first keyword of the single statement. It
-// is not a parser, so it errs towards rejection: anything it cannot classify
-// as one SELECT or WITH query is refused with an explanation an agent can act
-// on.
+// The check is deliberately small: on the lexer's tokens, look at the first
+// keyword of the single statement. It is not a parser, so it errs towards
+// rejection: anything it cannot classify as one SELECT or WITH query is
+// refused with an explanation an agent can act on.
 
 import (
 	"fmt"
 	"strings"
-
-	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // ReadOnlyViolation explains why a SQL text is not a single read-only query.
@@ -53,13 +49,15 @@ func (v *ReadOnlyViolation) Error() string {
 // "|> CREATE TABLE"). Columns or parameters that happen to share a name with
 // such a keyword must then be written `quoted` (t.update and @delete are fine).
 func CheckReadOnly(sql string) error {
-	toks, incomplete := sqltext.Lex(sql)
+	toks, incomplete := Lex(sql)
 	return checkReadOnly(toks, incomplete)
 }
 
-// checkReadOnly is CheckReadOnly on a text already lexed.
-func checkReadOnly(toks []sqltext.Token, incomplete string) error {
-	stmts := sqltext.Split(toks)
+// ReadOnly is CheckReadOnly on a text already lexed.
+func (t *Text) ReadOnly() error { return checkReadOnly(t.Tokens, t.Incomplete) }
+
+func checkReadOnly(toks []Token, incomplete string) error {
+	stmts := Split(toks)
 	if incomplete != "" {
 		return &ReadOnlyViolation{Reason: incomplete, Statements: len(stmts)}
 	}
@@ -101,8 +99,8 @@ const maxKeywordLen = 32
 
 // checkQueryStatement reports whether one statement is a read-only query. It
 // returns the keyword to blame and a reason, or reason == "" for a query.
-func checkQueryStatement(st []sqltext.Token) (keyword, reason string) {
-	kw, depth := leadingKeyword(st)
+func checkQueryStatement(st []Token) (keyword, reason string) {
+	kw, depth := LeadingKeyword(st)
 	if kw != "SELECT" && kw != "WITH" {
 		return kw, statementReason(kw)
 	}
@@ -116,16 +114,16 @@ func checkQueryStatement(st []sqltext.Token) (keyword, reason string) {
 	return "", ""
 }
 
-// leadingKeyword returns the first word of a statement, upper-cased and
+// LeadingKeyword returns the first word of a statement, upper-cased and
 // capped, after any opening parentheses, together with the parenthesis depth
 // it sits at. Words that start with a digit are numbers, not keywords.
-func leadingKeyword(st []sqltext.Token) (kw string, depth int) {
+func LeadingKeyword(st []Token) (kw string, depth int) {
 	for _, t := range st {
 		if t.IsPunct('(') {
 			depth++
 			continue
 		}
-		if t.Kind != sqltext.Word || ('0' <= t.Text[0] && t.Text[0] <= '9') {
+		if t.Kind != Word || ('0' <= t.Text[0] && t.Text[0] <= '9') {
 			return "", depth
 		}
 		w := t.Text
@@ -147,7 +145,7 @@ func leadingKeyword(st []sqltext.Token) (kw string, depth int) {
 // A word right after '.' or '@' is a path component or a query parameter
 // (t.update, @delete); BigQuery's own lexer treats keywords there as plain
 // identifiers, so they are skipped rather than rejected.
-func writeInQuery(st []sqltext.Token, topDepth int) string {
+func writeInQuery(st []Token, topDepth int) string {
 	depth := 0
 	for i, t := range st {
 		switch {
@@ -155,7 +153,7 @@ func writeInQuery(st []sqltext.Token, topDepth int) string {
 			depth++
 		case t.IsPunct(')'):
 			depth--
-		case t.Kind == sqltext.Word && depth <= topDepth:
+		case t.Kind == Word && depth <= topDepth:
 			if i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
 				continue
 			}
@@ -175,9 +173,9 @@ func writeInQuery(st []sqltext.Token, topDepth int) string {
 // into a write, and FORK/TEE can nest them inside parentheses, so every depth
 // is checked. Read-only operators that share a name with a statement keyword
 // ("|> DROP column", "|> SET", "|> CALL tvf()") are allowed.
-func pipeWrite(st []sqltext.Token) string {
+func pipeWrite(st []Token) string {
 	for i := 0; i+2 < len(st); i++ {
-		if !st[i].IsPunct('|') || !st[i+1].IsPunct('>') || st[i+2].Kind != sqltext.Word {
+		if !st[i].IsPunct('|') || !st[i+1].IsPunct('>') || st[i+2].Kind != Word {
 			continue
 		}
 		for _, op := range [...]string{"EXPORT", "INSERT", "CREATE", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "LOAD"} {

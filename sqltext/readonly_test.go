@@ -1,12 +1,10 @@
-package query
+package sqltext
 
 import (
 	"errors"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // readOnlyRejectCases must all be refused. keyword is the expected
@@ -241,12 +239,12 @@ func TestCheckReadOnlyReasonIsAgentSafe(t *testing.T) {
 // are tolerated: whatever precedes them is still examined. The result is
 // capped at maxKeywordLen bytes so that a huge identifier cannot bloat logs.
 func sqlLeadingKeyword(sql string) string {
-	toks, _ := sqltext.Lex(sql)
-	stmts := sqltext.Split(toks)
+	toks, _ := Lex(sql)
+	stmts := Split(toks)
 	if len(stmts) == 0 {
 		return ""
 	}
-	kw, _ := leadingKeyword(stmts[0])
+	kw, _ := LeadingKeyword(stmts[0])
 	return kw
 }
 
@@ -261,8 +259,8 @@ func sqlLeadingKeyword(sql string) string {
 // unterminated string, quoted identifier or comment, the rest of the input is
 // treated as part of the current statement (or, for a comment, dropped).
 func sqlStatements(sql string) []string {
-	toks, _ := sqltext.Lex(sql)
-	stmts := sqltext.Split(toks)
+	toks, _ := Lex(sql)
+	stmts := Split(toks)
 	out := make([]string, 0, len(stmts))
 	for _, st := range stmts {
 		out = append(out, sql[st[0].Start:st[len(st)-1].End])
