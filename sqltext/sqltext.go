@@ -1,6 +1,7 @@
 // Package sqltext reads GoogleSQL text the way BigQuery resolves it, for the
-// checks that run before a statement is sent: the read-only guard and the
-// dataset allowlist.
+// checks that run before a statement is sent: the read-only guard
+// (Text.ReadOnly) and the dataset allowlist (Statement.Objects). A call
+// lexes its SQL once, with Parse, and every check reads the same Text.
 //
 // It is not a parser. It lexes the text once, exactly where BigQuery's lexer
 // decides where a token ends, decodes every quoting and escape form so that
