@@ -53,10 +53,17 @@ func TestCloudRunGoogleIDTokens(t *testing.T) {
 		"expired":          signer.idToken(t, "alice@example.com", audience, func(c map[string]any) { c["exp"] = int64(1) }),
 		"other signer":     newGoogleSigner(t).idToken(t, "alice@example.com", audience, nil),
 		"not a JWT at all": "ya29.an-access-token",
+		// It panicked inside idtoken and the client got EOF.
+		"3-byte ES256 signature under a known key ID": signer.craftedES256("alice@example.com", audience),
 	} {
 		code, challenge, _ := rawPost(t, srv.URL+"/mcp", "Bearer "+token, initializeBody)
 		if code != http.StatusUnauthorized || challenge == "" {
 			t.Errorf("%s: %d %q", name, code, challenge)
 		}
+	}
+	// And the server goes on serving.
+	cs := httpSession(t, srv.URL+"/mcp", signer.idToken(t, "alice@example.com", audience, nil), protocolVersions[0])
+	if out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": "SELECT 1 AS n"}); out.RowCount != 1 {
+		t.Errorf("after the refused tokens: %+v", out)
 	}
 }
