@@ -28,6 +28,9 @@ import (
 
 // own records the job r started, for the caller.
 func (s *Service) own(ctx context.Context, r *request, job jobHandle) {
+	if job.id == "" {
+		return
+	}
 	rec := governance.JobRecord{
 		ID: job.id, Principal: auth.CallerFrom(ctx).Principal, Location: job.location,
 		ThroughView: r.throughView, Reservation: r.reservation,

@@ -395,6 +395,30 @@ func TestFailedJobChargesWhatItBilled(t *testing.T) {
 	}
 }
 
+// TestJobBigQueryDoesNotKnowIsChargedItsEstimate: a job handed back
+// unfinished that jobs.get then answers 404 for (the emulator keeps no
+// jobs.query jobs) is charged its estimate once, not asked about for a day.
+func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
+	fake := newLedgerBigQuery(t, 100*mib, 30*mib, time.Minute)
+	s := newLedgerService(t, fake, 0, 150*mib)
+	speedUp(s)
+	ctx := context.Background()
+	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
+	if err != nil || out.JobComplete {
+		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
+	}
+	fake.mu.Lock()
+	delete(fake.jobs, out.JobID)
+	fake.mu.Unlock()
+	u := settled(t, s, ctx)
+	if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
+		t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
+	}
+	if s.follower.has(out.JobID) {
+		t.Error("the follower still follows a job BigQuery does not know")
+	}
+}
+
 func isExhausted(err error) bool {
 	e, ok := bqerr.As(err)
 	return ok && e.Code == bqerr.ResourceExhausted

@@ -233,9 +233,9 @@ func (w *follower) due() []followed {
 	return out
 }
 
-// check looks at one job: a finished one is settled, one that cannot be
-// learned about for followFor is charged its estimate, any other is looked
-// at again later, less often each time.
+// check looks at one job: a finished one is settled, one that BigQuery
+// does not know or that cannot be learned about for followFor is charged
+// its estimate, any other is looked at again later, less often each time.
 func (w *follower) check(f followed) {
 	ctx, cancel := context.WithTimeout(auth.WithCaller(w.ctx, f.caller), 10*time.Second)
 	defer cancel()
@@ -245,7 +245,9 @@ func (w *follower) check(f followed) {
 		return
 	case err == nil && st.state == "DONE":
 		w.settle(ctx, f, st.bytesProcessed, st.bytesBilled)
-	case time.Since(f.since) > followFor:
+	case err != nil && isNotFound(err), time.Since(f.since) > followFor:
+		// A job BigQuery does not know (the emulator keeps no jobs.query
+		// jobs) cannot be learned about by asking again.
 		w.settle(ctx, f, f.estimate, f.estimate)
 	default:
 		w.mu.Lock()
