@@ -1,16 +1,20 @@
 package integration_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
@@ -131,6 +135,22 @@ func TestCloudRunOAuthUsersQueryAsThemselves(t *testing.T) {
 		}
 		if rec.count("Bearer "+token, "/queries")+rec.count("Bearer "+token, "/jobs") == 0 {
 			t.Errorf("%s: no query reached BigQuery with the user's token: %v", email, rec.all())
+		}
+		// Resources and completion call BigQuery as the user too (they
+		// failed with "no user credential" for everyone).
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "bigquery://demo-project/shop/orders"})
+		if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, `"columns"`) {
+			t.Errorf("%s: resources/read: %v %+v", email, err, res)
+		}
+		comp, err := cs.Complete(context.Background(), &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "bigquery://{project}/{dataset}/{table}"},
+			Argument: mcp.CompleteParamsArgument{Name: "table", Value: "ord"},
+			Context:  &mcp.CompleteContext{Arguments: map[string]string{"project": "demo-project", "dataset": "shop"}}})
+		if err != nil || !slices.Contains(comp.Completion.Values, "orders") {
+			t.Errorf("%s: completion: %v %+v", email, err, comp)
+		}
+		if rec.count("Bearer "+token, "/tables/orders") == 0 || rec.count("Bearer "+token, "/datasets/shop/tables") == 0 {
+			t.Errorf("%s: the resource read or the completion did not reach BigQuery with the user's token: %v", email, rec.all())
 		}
 	}
 
