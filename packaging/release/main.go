@@ -164,8 +164,9 @@ func bundleAll(dist, clients string) error {
 	if len(r.Binaries()) == 0 {
 		return errors.New("no binaries in " + dist)
 	}
+	var sums strings.Builder
 	for _, b := range r.Binaries() {
-		name, err := bundle(r, b, dist, clients)
+		path, err := bundle(r, b, dist, clients)
 		if errors.Is(err, errNoClients) && os.Getenv("BQMCP_REQUIRE_CLIENTS") != "1" {
 			fmt.Fprintln(os.Stderr, "release: skipping the .mcpb bundles:", err)
 			return nil
@@ -173,10 +174,20 @@ func bundleAll(dist, clients string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Println(name)
+		sum, err := sha256File(path)
+		if err != nil {
+			return err
+		}
+		// The format of GoReleaser's checksums.txt (sha256sum -c).
+		fmt.Fprintf(&sums, "%s  %s\n", sum, filepath.Base(path))
+		fmt.Println(path)
 	}
-	return nil
+	return os.WriteFile(filepath.Join(dist, BundleChecksums), []byte(sums.String()), 0o644)
 }
+
+// BundleChecksums lists the bundles' SHA-256 sums, as checksums.txt does the
+// archives' (the bundles are packed after GoReleaser wrote that).
+const BundleChecksums = "mcpb-checksums.txt"
 
 // bundle stages and packs the bundle of one binary; it returns its path.
 func bundle(r *release, b artifact, dist, clients string) (string, error) {

@@ -80,14 +80,14 @@ func TestServerJSONTemplateValidates(t *testing.T) {
 // The bundle manifest and the registry entry name the same server.
 func TestManifestAndServerJSONAgree(t *testing.T) {
 	var manifest struct {
-		Name       string `json:"name"`
-		Version    string `json:"version"`
-		License    string `json:"license"`
+		Name       string               `json:"name"`
+		Version    string               `json:"version"`
+		License    string               `json:"license"`
 		Repository struct{ URL string } `json:"repository"`
 	}
 	var server struct {
-		Name       string `json:"name"`
-		Version    string `json:"version"`
+		Name       string               `json:"name"`
+		Version    string               `json:"version"`
 		Repository struct{ URL string } `json:"repository"`
 	}
 	if err := readJSON(manifestSource, &manifest); err != nil {
@@ -186,6 +186,7 @@ func TestReleaseArchivesDist(t *testing.T) {
 // names a binary that is in it: the same bytes as the archive's.
 func TestReleaseBundlesDist(t *testing.T) {
 	dist, r := releaseDist(t)
+	var sums map[string]string
 	for _, b := range r.Binaries() {
 		path := filepath.Join(dist, BundleName(r.Version, b.Goos, b.Goarch))
 		if _, err := os.Stat(path); err != nil {
@@ -193,6 +194,15 @@ func TestReleaseBundlesDist(t *testing.T) {
 				t.Fatalf("BQMCP_REQUIRE_CLIENTS=1 but no bundle: %v", err)
 			}
 			t.Skipf("no bundles (the mcpb CLI is not installed: make clients): %v", err)
+		}
+		if sums == nil {
+			sums = readChecksums(t, filepath.Join(dist, BundleChecksums))
+			if len(sums) != len(r.Binaries()) {
+				t.Errorf("%s lists %d bundles, want %d", BundleChecksums, len(sums), len(r.Binaries()))
+			}
+		}
+		if got, want := sums[filepath.Base(path)], sha256Hex(t, path); got != want {
+			t.Errorf("%s says %s for %s, the file is %s", BundleChecksums, got, path, want)
 		}
 		files := readArchive(t, path)
 		var manifest bundleManifest
