@@ -307,6 +307,13 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 			return r.object(toks, j, Table, true), true
 		}
 		return 0, false
+	case "RENAME":
+		if i+1 < len(toks) && toks[i+1].IsWord("TO") {
+			// ALTER … RENAME TO name: BigQuery keeps the dataset, but a
+			// qualified name is read, not guessed.
+			return r.object(toks, i+2, Table, true), true
+		}
+		return 0, false
 	case "CLONE", "COPY", "LIKE", "REFERENCES":
 		if kw == "LIKE" && !r.isDDL() {
 			return 0, false // the LIKE operator

@@ -66,6 +66,8 @@ func TestObjectPositions(t *testing.T) {
 		{`SELECT * FROM VECTOR_SEARCH(TABLE secret.t, 'e', TABLE sales.q)`, `SELECT table:secret.t table:sales.q`},
 		{`SELECT ML.WEIGHTS(MODEL secret.m)`, `SELECT model:secret.m`},
 		{"SELECT `secret`.fn(1)", `SELECT routine:secret.fn`},
+		{"ALTER TABLE sales.a RENAME TO secret.t", "ALTER TABLE table!:sales.a table!:secret.t"},
+		{"ALTER TABLE sales.a RENAME COLUMN x TO y", "ALTER TABLE table!:sales.a"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {
