@@ -423,3 +423,63 @@ func isExhausted(err error) bool {
 	e, ok := bqerr.As(err)
 	return ok && e.Code == bqerr.ResourceExhausted
 }
+
+// TestFollowerStopsWhenIdleAndOnClose: the follower's one goroutine exits
+// once no job is left to follow, and Close stops it even while a jobs.get
+// hangs; after Close nothing is followed.
+func TestFollowerStopsWhenIdleAndOnClose(t *testing.T) {
+	var mu sync.Mutex
+	done, settledJobs := false, 0
+	w := newFollower(func(ctx context.Context, _ jobHandle) (*jobStatus, error) {
+		mu.Lock()
+		d := done
+		mu.Unlock()
+		if d {
+			return &jobStatus{state: "DONE"}, nil
+		}
+		<-ctx.Done() // a jobs.get that hangs until its deadline or Close
+		return nil, ctx.Err()
+	}, func(context.Context, followed, int64, int64) {
+		mu.Lock()
+		settledJobs++
+		mu.Unlock()
+	})
+	w.every, w.first = 10*time.Millisecond, 0
+	running := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.running
+	}
+
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	if !w.add(followed{job: jobHandle{id: "a"}, reservation: "r"}) {
+		t.Fatal("add refused a job")
+	}
+	for deadline := time.Now().Add(5 * time.Second); running() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if running() || settledJobs != 1 || w.has("a") {
+		t.Fatalf("after its only job was settled: running %v, %d settled", running(), settledJobs)
+	}
+
+	mu.Lock()
+	done = false
+	mu.Unlock()
+	w.add(followed{job: jobHandle{id: "b"}, reservation: "r"})
+	time.Sleep(50 * time.Millisecond) // the goroutine is inside the hanging jobs.get
+	closed := make(chan struct{})
+	go func() { w.close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("close did not stop the follower")
+	}
+	if running() {
+		t.Error("the follower still runs after close")
+	}
+	if w.add(followed{job: jobHandle{id: "c"}}) {
+		t.Error("a closed follower took a job")
+	}
+}

@@ -203,12 +203,17 @@ func (w *follower) run() {
 	for {
 		select {
 		case <-w.ctx.Done():
+			w.mu.Lock()
+			w.running = false
+			w.mu.Unlock()
 			return
 		case <-t.C:
 		}
 		for _, f := range w.due() {
 			w.check(f)
 		}
+		// Deciding to stop under the lock that add takes means a job
+		// added meanwhile either is seen here or starts a new goroutine.
 		w.mu.Lock()
 		if len(w.jobs) == 0 || w.closed {
 			w.running = false
@@ -244,10 +249,12 @@ func (w *follower) check(f followed) {
 	case w.ctx.Err() != nil:
 		return
 	case err == nil && st.state == "DONE":
+		w.drop(f.job.id)
 		w.settle(ctx, f, st.bytesProcessed, st.bytesBilled)
 	case err != nil && isNotFound(err), time.Since(f.since) > followFor:
 		// A job BigQuery does not know (the emulator keeps no jobs.query
 		// jobs) cannot be learned about by asking again.
+		w.drop(f.job.id)
 		w.settle(ctx, f, f.estimate, f.estimate)
 	default:
 		w.mu.Lock()
