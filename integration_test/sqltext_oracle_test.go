@@ -23,6 +23,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -47,9 +48,6 @@ type zetaName struct {
 	Where string
 	// Offset is the byte offset of the path in the SQL text.
 	Offset int
-	// from is set for from-item paths, which may start with a range
-	// variable (a correlated `alias.array_field`).
-	from bool
 }
 
 func (n zetaName) String() string {
@@ -116,10 +114,11 @@ func zetaParse(sql string) (int, []zetaName, error) {
 	}
 	var names []zetaName
 	for _, st := range top {
-		w := &zetaWalker{aliases: map[string]bool{}}
+		w := &zetaWalker{}
+		w.push()
 		w.walk(st, false)
 		for _, n := range w.names {
-			if n.keep(w.aliases) {
+			if n.keep() {
 				names = append(names, n)
 			}
 		}
@@ -129,16 +128,13 @@ func zetaParse(sql string) (int, []zetaName, error) {
 
 // keep drops the paths the oracle does not ask sqltext for: one-part names
 // (CTEs, aliases, tables of the default dataset, which the server checks on
-// its own) except datasets, from-items that start with a range variable,
-// and calls of built-in namespaced functions.
-func (n zetaName) keep(aliases map[string]bool) bool {
+// its own) except datasets, and calls of built-in namespaced functions.
+// (From-items that start with a range variable are left out by the walk.)
+func (n zetaName) keep() bool {
 	if len(n.Path) == 0 {
 		return false
 	}
 	if len(n.Path) == 1 && n.Kind != sqltext.Dataset {
-		return false
-	}
-	if n.from && aliases[strings.ToLower(n.Path[0])] {
 		return false
 	}
 	if n.Kind == sqltext.Routine && !n.Write && builtinNamespaces[strings.ToUpper(n.Path[0])] {
@@ -147,55 +143,97 @@ func (n zetaName) keep(aliases map[string]bool) bool {
 	return true
 }
 
+// zetaWalker collects the names of one top-level statement.
+//
+// It keeps GoogleSQL's scopes of range variables, so that a from-item
+// `x.y` is taken for a correlated path (an array field of the range
+// variable x) only where x is visible: declared to its left in the same
+// FROM clause, or in the FROM clause of an enclosing query (a correlated
+// subquery), or as the target of the enclosing UPDATE, DELETE or MERGE. A
+// range variable declared inside a subquery is not visible outside it, and
+// a subquery in a FROM clause (or a table function's argument) does not see
+// its sibling from-items: there x.y is the table y of dataset x, as in
+// BigQuery. CTE names and script variables are not range variables.
 type zetaWalker struct {
-	names []zetaName
-	// aliases holds, in lower case, every range variable the statement
-	// declares: explicit aliases of from-items and DML targets, the
-	// implicit alias of a table path (its last part), CTE names, FOR … IN
-	// loop variables.
-	aliases map[string]bool
+	names  []zetaName
+	scopes []*rangeScope
+}
+
+type rangeScope struct {
+	names map[string]bool
+	// hidden is set while the walk is inside a FROM-clause subquery or
+	// table function argument of the query that owns the scope.
+	hidden bool
+}
+
+func (w *zetaWalker) push() { w.scopes = append(w.scopes, &rangeScope{names: map[string]bool{}}) }
+func (w *zetaWalker) pop()  { w.scopes = w.scopes[:len(w.scopes)-1] }
+
+func (w *zetaWalker) top() *rangeScope { return w.scopes[len(w.scopes)-1] }
+
+func (w *zetaWalker) declare(name string) { w.top().names[strings.ToLower(name)] = true }
+
+func (w *zetaWalker) visible(name string) bool {
+	for _, s := range w.scopes {
+		if !s.hidden && s.names[strings.ToLower(name)] {
+			return true
+		}
+	}
+	return false
+}
+
+// hiding walks n's children with the current scope hidden.
+func (w *zetaWalker) hiding(n ast.Node, nestedDML bool) {
+	s := w.top()
+	was := s.hidden
+	s.hidden = true
+	for i := 0; i < n.NumChildren(); i++ {
+		w.walk(n.Child(i), nestedDML)
+	}
+	s.hidden = was
 }
 
 func (w *zetaWalker) alias(a *ast.AliasNode) {
 	if a != nil {
-		w.aliases[strings.ToLower(a.Name())] = true
+		w.declare(a.Name())
 	}
 }
 
-func (w *zetaWalker) implicitAlias(p *ast.PathExpressionNode) {
+// rangeVariable declares the range variable of a from-item or DML target:
+// its alias, or without one the path's last part.
+func (w *zetaWalker) rangeVariable(p *ast.PathExpressionNode, a *ast.AliasNode) {
+	if a != nil {
+		w.declare(a.Name())
+		return
+	}
+	if path := pathParts(p); len(path) > 0 {
+		w.declare(path[len(path)-1])
+		ids := p.Names()
+		w.declare(ids[len(ids)-1].Name())
+	}
+}
+
+func pathParts(p *ast.PathExpressionNode) []string {
 	if p == nil {
-		return
+		return nil
 	}
-	ids := p.Names()
-	if len(ids) == 0 {
-		return
+	var path []string
+	for _, id := range p.Names() {
+		path = append(path, strings.Split(id.Name(), ".")...)
 	}
-	last := ids[len(ids)-1].Name()
-	w.aliases[strings.ToLower(last)] = true
-	parts := strings.Split(last, ".")
-	w.aliases[strings.ToLower(parts[len(parts)-1])] = true
+	return path
 }
 
 func (w *zetaWalker) add(kind sqltext.ObjectKind, p *ast.PathExpressionNode, write bool, where string) {
 	if p == nil {
 		return
 	}
-	var path []string
-	for _, id := range p.Names() {
-		path = append(path, strings.Split(id.Name(), ".")...)
-	}
+	path := pathParts(p)
 	off := -1
 	if r := p.ParseLocationRange(); r != nil {
 		off = r.Start().ByteOffset()
 	}
 	w.names = append(w.names, zetaName{Kind: kind, Path: path, Write: write, Where: where, Offset: off})
-}
-
-func (w *zetaWalker) addFrom(p *ast.PathExpressionNode, where string) {
-	w.add(sqltext.Table, p, false, where)
-	if p != nil {
-		w.names[len(w.names)-1].from = true
-	}
 }
 
 // objectKindOf maps the object-type word of GRANT, DESCRIBE and the like.
@@ -242,15 +280,36 @@ func (w *zetaWalker) walk(n ast.Node, nestedDML bool) {
 	}
 	switch n := n.(type) {
 	// Queries.
+	case *ast.SelectNode:
+		// The FROM clause first: its range variables are visible in
+		// the select list, WHERE and the rest.
+		w.push()
+		if fc := n.FromClause(); fc != nil {
+			w.walk(fc, nestedDML)
+		}
+		for i := 0; i < n.NumChildren(); i++ {
+			if c := n.Child(i); c != nil && c.Kind() != ast.FromClause {
+				w.walk(c, nestedDML)
+			}
+		}
+		w.pop()
+		return
 	case *ast.TablePathExpressionNode:
-		w.addFrom(n.PathExpr(), "from-item")
-		w.implicitAlias(n.PathExpr())
-		w.alias(n.Alias())
+		if p := n.PathExpr(); p != nil {
+			if path := pathParts(p); len(path) < 2 || !w.visible(path[0]) {
+				w.add(sqltext.Table, p, false, "from-item")
+			}
+		}
+		w.rangeVariable(n.PathExpr(), n.Alias())
 	case *ast.TableSubqueryNode:
+		w.hiding(n, nestedDML)
 		w.alias(n.Alias())
+		return
 	case *ast.TVFNode:
 		w.add(sqltext.Routine, n.Name(), false, "table function call")
+		w.hiding(n, nestedDML)
 		w.alias(n.Alias())
+		return
 	case *ast.TableClauseNode:
 		w.add(sqltext.Table, n.TablePath(), false, "TABLE argument")
 	case *ast.ModelClauseNode:
@@ -265,37 +324,63 @@ func (w *zetaWalker) walk(n ast.Node, nestedDML bool) {
 		w.alias(n.OutputAlias())
 	case *ast.UnpivotClauseNode:
 		w.alias(n.OutputAlias())
-	case *ast.WithClauseEntryNode:
-		if id := n.Alias(); id != nil {
-			w.aliases[strings.ToLower(id.Name())] = true
-		}
-	case *ast.ForInStatementNode:
-		if id := n.Variable(); id != nil {
-			w.aliases[strings.ToLower(id.Name())] = true
-		}
 
 	// DML.
 	case *ast.InsertStatementNode:
 		if !nestedDML {
 			w.add(sqltext.Table, asPath(n.TargetPath()), true, "INSERT target")
-			w.implicitAlias(asPath(n.TargetPath()))
 		}
 	case *ast.UpdateStatementNode:
+		// UPDATE … FROM: the FROM items do not see the target (they
+		// are joined with it, not correlated to it); SET and WHERE do.
 		if !nestedDML {
 			w.add(sqltext.Table, asPath(n.TargetPath()), true, "UPDATE target")
-			w.implicitAlias(asPath(n.TargetPath()))
 		}
-		w.alias(n.Alias())
+		w.push()
+		defer w.pop()
+		if fc := n.FromClause(); fc != nil {
+			w.push()
+			w.walk(fc, nestedDML)
+			from := w.top().names
+			w.pop()
+			maps.Copy(w.top().names, from)
+		}
+		w.rangeVariable(asPath(n.TargetPath()), n.Alias())
+		for i := 0; i < n.NumChildren(); i++ {
+			if c := n.Child(i); c != nil && c.Kind() != ast.FromClause {
+				w.walk(c, nestedDML)
+			}
+		}
+		return
 	case *ast.DeleteStatementNode:
+		w.push()
+		defer w.pop()
 		if !nestedDML {
 			w.add(sqltext.Table, asPath(n.TargetPath()), true, "DELETE target")
-			w.implicitAlias(asPath(n.TargetPath()))
 		}
-		w.alias(n.Alias())
+		w.rangeVariable(asPath(n.TargetPath()), n.Alias())
 	case *ast.MergeStatementNode:
+		// MERGE target USING source: the source does not see the
+		// target; the ON condition and the WHEN clauses see both.
 		w.add(sqltext.Table, n.TargetPath(), true, "MERGE target")
-		w.implicitAlias(n.TargetPath())
-		w.alias(n.Alias())
+		w.push()
+		defer w.pop()
+		var source ast.Node
+		if te := n.TableExpression(); te != nil {
+			source = te
+			w.push()
+			w.walk(te, nestedDML)
+			from := w.top().names
+			w.pop()
+			maps.Copy(w.top().names, from)
+		}
+		w.rangeVariable(n.TargetPath(), n.Alias())
+		for i := 0; i < n.NumChildren(); i++ {
+			if c := n.Child(i); c != nil && (source == nil || c.Kind() != source.Kind()) {
+				w.walk(c, nestedDML)
+			}
+		}
+		return
 	case *ast.TrucateStatementNode:
 		w.add(sqltext.Table, n.TargetPath(), true, "TRUNCATE target")
 	case *ast.UpdateItemNode:
@@ -343,6 +428,8 @@ func (w *zetaWalker) walk(n ast.Node, nestedDML bool) {
 		w.add(sqltext.Table, n.TargetPath(), true, "CREATE ROW ACCESS POLICY table")
 	case *ast.CreateIndexStatementNode:
 		w.add(sqltext.Table, n.TableName(), true, "CREATE INDEX table")
+		w.push()
+		defer w.pop()
 		w.alias(n.OptionalTableAlias())
 	case *ast.CreatePrivilegeRestrictionStatementNode:
 		w.add(objectKindOf(n.ObjectType()), n.NamePath(), true, "CREATE PRIVILEGE RESTRICTION object")
@@ -901,6 +988,39 @@ var (
 	}
 )
 
+// scopeShapes declare a range variable {R} named like the first part of the
+// path {X} where it is not visible from {X} (in a CTE, another subquery,
+// behind an explicit alias, as a DML or DDL target, as a TABLE argument):
+// {X} is a table there, not a correlated path.
+var scopeShapes = []shape{
+	{"WITH c AS (SELECT * FROM ok.{R}) SELECT * FROM {X}", false},
+	{"WITH c AS (SELECT 1 FROM ok.{R} AS {R}) SELECT * FROM c, {X}", false},
+	{"SELECT (SELECT 1 FROM ok.{R}), * FROM {X}", false},
+	{"SELECT (SELECT 1 FROM ok.a AS {R}) FROM {X}", false},
+	{"SELECT * FROM (SELECT * FROM ok.{R}), {X}", false},
+	{"SELECT * FROM (SELECT * FROM ok.a AS {R}) AS s JOIN {X} ON TRUE", false},
+	{"SELECT * FROM ok.{R}, (SELECT * FROM {X})", false},
+	{"SELECT * FROM ok.a AS {R} JOIN (SELECT * FROM {X}) USING (id)", false},
+	{"SELECT * FROM ok.{R} AS x, {X}", false},
+	{"SELECT * FROM ok.{R} x JOIN {X} ON TRUE", false},
+	{"SELECT * FROM ok.a WHERE x IN (SELECT x FROM ok.{R}) UNION ALL SELECT * FROM {X}", false},
+	{"SELECT * FROM ok.{R} UNION ALL SELECT * FROM {X}", false},
+	{"SELECT * FROM {X}, ok.{R}", false},
+	{"INSERT INTO ok.{R} SELECT * FROM {X}", false},
+	{"CREATE TABLE ok.{R} AS SELECT * FROM {X}", false},
+	{"CREATE OR REPLACE VIEW ok.{R} AS SELECT * FROM {X}", false},
+	{"SELECT * FROM ok.tvf(TABLE ok.{R}), {X}", false},
+	{"SELECT * FROM ML.PREDICT(MODEL ok.m, TABLE ok.{R}), {X}", false},
+	{"SELECT * FROM ok.{R}, ok.tvf((SELECT * FROM {X}))", false},
+	{"MERGE ok.{R} USING {X} ON TRUE WHEN MATCHED THEN DELETE", false},
+	{"UPDATE ok.{R} SET x = 1 FROM {X} WHERE TRUE", false},
+}
+
+// quoteIdent quotes a name as a GoogleSQL identifier.
+func quoteIdent(s string) string {
+	return "`" + strings.NewReplacer("\\", "\\\\", "`", "\\`").Replace(s) + "`"
+}
+
 // generatedOracleCorpus combines every shape with every spelling of its kind.
 func generatedOracleCorpus() []oracleEntry {
 	var out []oracleEntry
@@ -922,6 +1042,17 @@ func generatedOracleCorpus() []oracleEntry {
 	gen("routine", sqltext.Routine, routineShapes, routineSpellings)
 	gen("model", sqltext.Model, modelShapes, modelSpellings)
 	gen("dataset", sqltext.Dataset, datasetShapes, datasetSpellings)
+	for i, sh := range scopeShapes {
+		for j, sp := range append(slices.Clip(tableSpellings), informationSchemaSpellings...) {
+			sql := strings.ReplaceAll(sh.sql, "{X}", sp.sql)
+			sql = strings.ReplaceAll(sql, "{R}", quoteIdent(sp.path[0]))
+			out = append(out, oracleEntry{
+				name: fmt.Sprintf("generated scope shape %d spelling %d", i, j),
+				sql:  sql,
+				want: &zetaName{Kind: sqltext.Table, Path: sp.path},
+			})
+		}
+	}
 	return out
 }
 

@@ -799,3 +799,42 @@ SELECT * FROM `my-proj\x2Esecret\x2Et`
 SELECT * FROM `secret`.`t.u`
 
 SELECT * FROM secret.`t.u.v`
+
+-- Range variables are scoped: a name declared in a CTE, another subquery,
+-- behind an explicit alias, or as a DML/DDL target is not visible where
+-- the path below it is read, so the path is a table (or view), not a
+-- correlated array field.
+
+WITH c AS (SELECT * FROM ok.secret) SELECT * FROM secret.t
+
+WITH c AS (SELECT 1 FROM ok.`region-us`) SELECT * FROM `region-us`.INFORMATION_SCHEMA.JOBS
+
+WITH c AS (SELECT 1 FROM ok.`region-us`) SELECT * FROM region-us.INFORMATION_SCHEMA.JOBS_BY_PROJECT
+
+SELECT (SELECT 1 FROM ok.secret), * FROM secret.t
+
+SELECT * FROM (SELECT * FROM ok.secret), secret.t
+
+SELECT * FROM ok.secret, (SELECT * FROM secret.t)
+
+SELECT * FROM ok.a WHERE x IN (SELECT x FROM ok.secret) UNION ALL SELECT * FROM secret.t
+
+SELECT * FROM ok.secret AS s, secret.t
+
+SELECT * FROM ok.secret AS s, secret.INFORMATION_SCHEMA.TABLES
+
+INSERT INTO ok.secret SELECT * FROM secret.t
+
+CREATE TABLE ok.secret AS SELECT * FROM secret.t
+
+CREATE OR REPLACE VIEW ok.secret AS SELECT * FROM secret.INFORMATION_SCHEMA.COLUMNS
+
+SELECT * FROM ok.tvf(TABLE ok.secret), secret.t
+
+MERGE ok.secret USING secret.t ON TRUE WHEN MATCHED THEN DELETE
+
+UPDATE ok.secret SET x = 1 FROM secret.t WHERE TRUE
+
+SELECT * FROM ok.a AS secret JOIN ok.b ON EXISTS (SELECT 1 FROM secret.arr)
+
+SELECT * FROM ok.a AS a WHERE EXISTS (SELECT 1 FROM a.arr AS e JOIN secret.t ON TRUE)
