@@ -14,9 +14,11 @@ COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
 # every artefact holds the same binary: static, no paths, no VCS stamp.
 BUILD_FLAGS   := -trimpath -buildvcs=false
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
-# OCI labels of the container image; the last names the server for the MCP
+# The container image: its platforms, the non-root user (distroless's
+# nonroot), and OCI labels; the last label names the server for the MCP
 # registry's ownership check.
-KO_LABELS     := --image-label org.opencontainers.image.source=https://github.com/bigquery-mcp/bigquery-mcp \
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+KO_FLAGS      := --image-user 65532:65532 --image-label org.opencontainers.image.source=https://github.com/bigquery-mcp/bigquery-mcp \
 	--image-label org.opencontainers.image.version=$(VERSION) \
 	--image-label org.opencontainers.image.revision=$(COMMIT) \
 	--image-label org.opencontainers.image.licenses=Apache-2.0 \
@@ -27,7 +29,7 @@ KO_LABELS     := --image-label org.opencontainers.image.source=https://github.co
 # Inspector) and the Node 22 they run on, pinned in integration_test/clients.
 CLIENTS_DIR   := integration_test/clients
 NODE_BIN      := $(CURDIR)/$(CLIENTS_DIR)/node_modules/node/bin
-CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep
+CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep|TestBundle
 
 # Release tooling, pinned and run from the module proxy (docs/release.md).
 # GoReleaser drops the whole git state (the commit, and the commit time that
@@ -41,7 +43,7 @@ MCPB          := cd $(CLIENTS_DIR) && PATH="$(NODE_BIN):$$PATH" npx --no -- mcpb
 IMAGE_REPO    ?= ghcr.io/bigquery-mcp/bigquery-mcp
 
 .PHONY: all build test unit integration clients client-tests demo emulator docs lint bench clean \
-	release-check release-snapshot bundle server-json image image-publish
+	release-check release-snapshot bundle server-json image image-check image-publish
 
 all: build
 
@@ -66,7 +68,8 @@ clients:
 	cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
 
 ## client-tests: only the tests that drive the binary with real clients:
-## the conformance suite, the Inspector CLI and the protocol sweep.
+## the conformance suite, the Inspector CLI, the protocol sweep and the
+## MCP Bundle through the mcpb CLI.
 client-tests:
 	cd integration_test && PATH="$(NODE_BIN):$$PATH" BQMCP_REQUIRE_CLIENTS=1 $(EMULATOR_ENV) \
 		$(GO) test -count=1 -timeout 20m -v -run '$(CLIENT_TESTS)' .
@@ -118,7 +121,7 @@ server-json:
 ## release-check: what CI proves about the release without the network:
 ## the GoReleaser config is valid, and two snapshot builds of one platform
 ## (linux/amd64) give byte-identical archives whose contents, bundle and
-## server.json packaging/release's tests check.
+## server.json packaging/release's tests check; then image-check.
 release-check:
 	$(GORELEASER) check
 	sed -e 's/^    goos: .*/    goos: [linux]/' -e 's/^    goarch: .*/    goarch: [amd64]/' .goreleaser.yaml > dist-one.goreleaser.yaml
@@ -130,6 +133,7 @@ release-check:
 	rm -f dist-one.goreleaser.yaml dist-one.checksums.txt
 	$(MAKE) bundle server-json
 	BQMCP_RELEASE_DIST=$(CURDIR)/dist $(GO) test -count=1 -run 'TestRelease' ./packaging/release
+	$(MAKE) image-check
 
 KO_ENV        = VERSION=$(VERSION) COMMIT=$(COMMIT) KO_DOCKER_REPO=$(IMAGE_REPO) \
 	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) KO_DATA_DATE_EPOCH=$$(git log -1 --format=%ct)
@@ -138,13 +142,18 @@ KO_ENV        = VERSION=$(VERSION) COMMIT=$(COMMIT) KO_DOCKER_REPO=$(IMAGE_REPO)
 ## OCI layout in dist/image, without a Docker engine and without pushing.
 ## ko pulls the distroless base image, so this needs the network.
 image:
-	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp \
-		--bare --push=false --oci-layout-path dist/image --sbom none $(KO_LABELS)
+	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp --platform $(IMAGE_PLATFORMS) \
+		--bare --push=false --oci-layout-path dist/image --sbom none $(KO_FLAGS)
+
+## image-check: `make image` offline on a stand-in for the distroless base,
+## then packaging/release's TestReleaseImageDist checks the image.
+image-check:
+	GO=$(GO) packaging/image-check.sh
 
 ## image-publish: the same image pushed to $(IMAGE_REPO), tagged with the version.
 image-publish:
-	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp \
-		--bare --tags $(VERSION),latest --sbom none $(KO_LABELS)
+	$(KO_ENV) $(KO) build ./cmd/bigquery-mcp --platform $(IMAGE_PLATFORMS) \
+		--bare --tags $(VERSION),latest --sbom none $(KO_FLAGS)
 
 ## emulator: run the emulator with the sample data until interrupted.
 emulator:

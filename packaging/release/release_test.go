@@ -19,6 +19,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +30,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestMain(m *testing.M) {
@@ -410,4 +414,204 @@ func sha256Hex(t *testing.T, path string) string {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// ociImage is one platform's image read from an OCI layout.
+type ociImage struct {
+	Platform string
+	Config   struct {
+		User       string            `json:"User"`
+		Entrypoint []string          `json:"Entrypoint"`
+		Cmd        []string          `json:"Cmd"`
+		Env        []string          `json:"Env"`
+		Labels     map[string]string `json:"Labels"`
+	}
+	Files map[string][]byte // regular files of every layer, by path without a leading /
+	Links []string          // symlinks and hard links, by path
+}
+
+// readOCILayout returns every image in an OCI image layout (ko
+// --oci-layout-path), following indexes.
+func readOCILayout(t *testing.T, dir string) []ociImage {
+	t.Helper()
+	blob := func(digest string) []byte {
+		algo, hexsum, _ := strings.Cut(digest, ":")
+		b, err := os.ReadFile(filepath.Join(dir, "blobs", algo, hexsum))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type descriptor struct {
+		MediaType string `json:"mediaType"`
+		Digest    string `json:"digest"`
+		Platform  *struct {
+			OS           string `json:"os"`
+			Architecture string `json:"architecture"`
+		} `json:"platform"`
+	}
+	var images []ociImage
+	var walk func(d descriptor)
+	walk = func(d descriptor) {
+		data := blob(d.Digest)
+		var m struct {
+			Manifests []descriptor `json:"manifests"`
+			Config    descriptor   `json:"config"`
+			Layers    []descriptor `json:"layers"`
+		}
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(d.MediaType, "index") || strings.Contains(d.MediaType, "manifest.list") {
+			for _, c := range m.Manifests {
+				walk(c)
+			}
+			return
+		}
+		img := ociImage{Files: map[string][]byte{}}
+		if d.Platform != nil {
+			img.Platform = d.Platform.OS + "/" + d.Platform.Architecture
+		}
+		var cfg struct {
+			OS           string          `json:"os"`
+			Architecture string          `json:"architecture"`
+			Config       json.RawMessage `json:"config"`
+		}
+		json.Unmarshal(blob(m.Config.Digest), &cfg)
+		json.Unmarshal(cfg.Config, &img.Config)
+		if img.Platform == "" { // a single image, not in an index
+			img.Platform = cfg.OS + "/" + cfg.Architecture
+		}
+		for _, l := range m.Layers {
+			gz, err := gzip.NewReader(bytes.NewReader(blob(l.Digest)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := tar.NewReader(gz)
+			for {
+				h, err := tr.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				name := strings.TrimPrefix(strings.TrimPrefix(h.Name, "./"), "/")
+				switch h.Typeflag {
+				case tar.TypeReg:
+					img.Files[name], _ = io.ReadAll(tr)
+				case tar.TypeSymlink, tar.TypeLink:
+					img.Links = append(img.Links, name)
+				}
+			}
+		}
+		images = append(images, img)
+	}
+	var index struct {
+		Manifests []descriptor `json:"manifests"`
+	}
+	if err := readJSON(filepath.Join(dir, "index.json"), &index); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range index.Manifests {
+		walk(d)
+	}
+	return images
+}
+
+// The container image (make image-check builds it offline into
+// $BQMCP_RELEASE_IMAGE): the binary as entrypoint, a non-root user, no
+// shell, the OCI labels; its binary prints the version and commit the
+// labels name, and, in the image's environment, serves http with no
+// command given.
+func TestReleaseImageDist(t *testing.T) {
+	dir := os.Getenv("BQMCP_RELEASE_IMAGE")
+	if dir == "" {
+		t.Skip("BQMCP_RELEASE_IMAGE is not set: make image-check builds the image and sets it")
+	}
+	images := readOCILayout(t, dir)
+	if len(images) == 0 {
+		t.Fatal("no image in " + dir)
+	}
+	var server struct{ Name string }
+	readJSON(serverSource, &server)
+	ran := false
+	defer func() {
+		if !ran {
+			t.Errorf("no image for %s/%s to run the binary of", runtime.GOOS, runtime.GOARCH)
+		}
+	}()
+	for _, img := range images {
+		c := img.Config
+		if !slices.Equal(c.Entrypoint, []string{"/ko-app/bigquery-mcp"}) || len(c.Cmd) != 0 {
+			t.Errorf("%s: entrypoint %q cmd %q", img.Platform, c.Entrypoint, c.Cmd)
+		}
+		if user, _, _ := strings.Cut(c.User, ":"); user == "" || user == "0" || user == "root" {
+			t.Errorf("%s: runs as %q, want a non-root user", img.Platform, c.User)
+		}
+		for _, name := range append(slices.Collect(maps.Keys(img.Files)), img.Links...) {
+			if base := filepath.Base(name); base == "sh" || base == "bash" || base == "ash" || base == "dash" || base == "busybox" {
+				t.Errorf("%s: the image has a shell: %s", img.Platform, name)
+			}
+		}
+		l := c.Labels
+		if l["org.opencontainers.image.source"] != "https://github.com/bigquery-mcp/bigquery-mcp" ||
+			l["org.opencontainers.image.licenses"] != "Apache-2.0" || l["org.opencontainers.image.version"] == "" ||
+			len(l["org.opencontainers.image.revision"]) != 40 || l["io.modelcontextprotocol.server.name"] != server.Name {
+			t.Errorf("%s: labels %v", img.Platform, l)
+		}
+		if got := strings.TrimSpace(string(img.Files["var/run/ko/default-command"])); got != "http" {
+			t.Errorf("%s: kodata/default-command is %q, want http", img.Platform, got)
+		}
+		if !slices.Contains(c.Env, "KO_DATA_PATH=/var/run/ko") {
+			t.Errorf("%s: env %q lacks KO_DATA_PATH", img.Platform, c.Env)
+		}
+		if img.Platform != runtime.GOOS+"/"+runtime.GOARCH {
+			continue
+		}
+		ran = true
+		root := t.TempDir()
+		bin := filepath.Join(root, "bigquery-mcp")
+		os.WriteFile(bin, img.Files["ko-app/bigquery-mcp"], 0o755)
+		out, err := exec.Command(bin, "--version").CombinedOutput()
+		want := fmt.Sprintf("bigquery-mcp %s (commit %s)\n", l["org.opencontainers.image.version"], l["org.opencontainers.image.revision"])
+		if err != nil || string(out) != want {
+			t.Errorf("the image's binary --version: %q, %v; want %q", out, err, want)
+		}
+		// The image's environment, its kodata, no command: it serves http.
+		kodata := filepath.Join(root, "kodata")
+		os.MkdirAll(kodata, 0o755)
+		os.WriteFile(filepath.Join(kodata, "default-command"), img.Files["var/run/ko/default-command"], 0o644)
+		addr := freeAddr(t)
+		cmd := exec.Command(bin)
+		cmd.Env = []string{"KO_DATA_PATH=" + kodata, "HOME=" + root, "BIGQUERY_ADDR=" + addr,
+			"BIGQUERY_PROJECT=p", "BIGQUERY_ENDPOINT=http://127.0.0.1:1"}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		served := false
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline) && !served; time.Sleep(50 * time.Millisecond) {
+			if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+				resp.Body.Close()
+				served = resp.StatusCode == http.StatusOK
+			}
+		}
+		cmd.Process.Kill()
+		cmd.Wait()
+		if !served {
+			t.Errorf("the image's binary, given no command, does not serve http on %s:\n%s", addr, stderr.String())
+		}
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
