@@ -123,6 +123,19 @@ func TestReleaseBuildFlagsAgree(t *testing.T) {
 	}
 }
 
+// The image carries the licence as kodata (ko refuses symlinks out of
+// kodata/): the copy must be the repository's LICENSE.
+func TestKodataLicenseIsTheLicense(t *testing.T) {
+	license, err := os.ReadFile("LICENSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied, err := os.ReadFile("cmd/bigquery-mcp/kodata/LICENSE")
+	if err != nil || !bytes.Equal(copied, license) {
+		t.Errorf("cmd/bigquery-mcp/kodata/LICENSE differs from LICENSE (%v): cp LICENSE cmd/bigquery-mcp/kodata/", err)
+	}
+}
+
 func releaseDist(t *testing.T) (string, *release) {
 	t.Helper()
 	dist := os.Getenv("BQMCP_RELEASE_DIST")
@@ -562,6 +575,9 @@ func TestReleaseImageDist(t *testing.T) {
 		}
 		if got := strings.TrimSpace(string(img.Files["var/run/ko/default-command"])); got != "http" {
 			t.Errorf("%s: kodata/default-command is %q, want http", img.Platform, got)
+		}
+		if license, _ := os.ReadFile("LICENSE"); !bytes.Equal(img.Files["var/run/ko/LICENSE"], license) {
+			t.Errorf("%s: the image lacks the licence at /var/run/ko/LICENSE", img.Platform)
 		}
 		if !slices.Contains(c.Env, "KO_DATA_PATH=/var/run/ko") {
 			t.Errorf("%s: env %q lacks KO_DATA_PATH", img.Platform, c.Env)
