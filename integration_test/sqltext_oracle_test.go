@@ -218,8 +218,13 @@ func pathParts(p *ast.PathExpressionNode) []string {
 		return nil
 	}
 	var path []string
-	for _, id := range p.Names() {
-		path = append(path, strings.Split(id.Name(), ".")...)
+	for i, id := range p.Names() {
+		parts := strings.Split(id.Name(), ".")
+		if i == 0 && len(parts) > 1 && !strings.Contains(parts[0], ":") && strings.Contains(parts[1], ":") {
+			// A domain-scoped project: `example.com:project.dataset.table`.
+			parts = append([]string{parts[0] + "." + parts[1]}, parts[2:]...)
+		}
+		path = append(path, parts...)
 	}
 	return path
 }

@@ -838,3 +838,27 @@ UPDATE ok.secret SET x = 1 FROM secret.t WHERE TRUE
 SELECT * FROM ok.a AS secret JOIN ok.b ON EXISTS (SELECT 1 FROM secret.arr)
 
 SELECT * FROM ok.a AS a WHERE EXISTS (SELECT 1 FROM a.arr AS e JOIN secret.t ON TRUE)
+
+-- Hints, subtraction next to a path, domain-scoped projects.
+
+SELECT * FROM ok.a JOIN @{join_method = HASH_JOIN} secret.t ON TRUE
+
+SELECT * FROM ok.a HASH JOIN secret.t USING (id)
+
+SELECT * FROM ok.a LEFT JOIN @{x = 1} secret.t USING (id), secret.u
+
+SELECT * FROM secret.t @{force_index = i} JOIN secret.u USING (id)
+
+SELECT 1-secret.fn(1)
+
+SELECT x-secret.fn(1) FROM ok.a
+
+SELECT a.x-secret.fn(1) FROM ok.a AS a
+
+SELECT * FROM ok.a WHERE x = my-proj.secret.fn(1)
+
+SELECT * FROM `example.com:proj.secret.t`
+
+SELECT * FROM `example.com:proj`.secret.t
+
+SELECT * FROM secret.t AS x JOIN secret.u AS y ON x.id = y.id
