@@ -862,3 +862,30 @@ SELECT * FROM `example.com:proj.secret.t`
 SELECT * FROM `example.com:proj`.secret.t
 
 SELECT * FROM secret.t AS x JOIN secret.u AS y ON x.id = y.id
+
+-- Keywords inside a from-item's expressions (ON, FOR SYSTEM_TIME AS OF)
+-- that must not end the FROM list.
+
+SELECT * FROM ok.a JOIN ok.b ON CASE WHEN a.x = 1 THEN TRUE ELSE FALSE END, secret.t
+
+SELECT * FROM ok.a FOR SYSTEM_TIME AS OF CASE WHEN TRUE THEN CURRENT_TIMESTAMP() END, secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x = b.x AND b.y IN (1, 2), secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x IN (SELECT x FROM ok.c), secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.s LIKE 'x%', secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x BETWEEN 1 AND 2, secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x IS DISTINCT FROM b.x, secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON EXTRACT(YEAR FROM a.d) = 2024, secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x = ANY (SELECT 1), secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x = b.x CROSS JOIN secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON CAST(a.x AS STRING) = b.s, secret.t
+
+SELECT * FROM ok.a JOIN ok.b ON a.x = b.x JOIN secret.t ON CASE a.x WHEN 1 THEN TRUE END
