@@ -38,7 +38,6 @@ GIT_REMOTE_ENV := $(if $(shell git remote 2>/dev/null),,GIT_CONFIG_COUNT=1 GIT_C
 	GIT_CONFIG_VALUE_0=https://github.com/bigquery-mcp/bigquery-mcp.git)
 GORELEASER    := $(GIT_REMOTE_ENV) $(GO) run github.com/goreleaser/goreleaser/v2@v2.15.1
 KO            := $(GO) run github.com/google/ko@v0.19.1
-MCPB          := cd $(CLIENTS_DIR) && PATH="$(NODE_BIN):$$PATH" npx --no -- mcpb
 # The image's home; the MCP registry's name for the server.
 IMAGE_REPO    ?= ghcr.io/bigquery-mcp/bigquery-mcp
 
