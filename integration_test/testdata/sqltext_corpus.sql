@@ -889,3 +889,40 @@ SELECT * FROM ok.a JOIN ok.b ON a.x = b.x CROSS JOIN secret.t
 SELECT * FROM ok.a JOIN ok.b ON CAST(a.x AS STRING) = b.s, secret.t
 
 SELECT * FROM ok.a JOIN ok.b ON a.x = b.x JOIN secret.t ON CASE a.x WHEN 1 THEN TRUE END
+
+-- Lexing: where a literal, identifier or comment ends decides what the
+-- reader sees as a path.
+
+SELECT 'x'FROM secret.t
+
+SELECT * FROM ok.a/*x*/JOIN/*y*/secret.t USING(id)
+
+SELECT * FROM ok.a WHERE x = '--' || '' UNION ALL SELECT * FROM secret.t
+
+SELECT "'", * FROM secret.t
+
+SELECT '"', * FROM secret.t
+
+SELECT '''a'b''c''', * FROM secret.t
+
+SELECT """a"b""c""", * FROM secret.t
+
+SELECT r'''\'''', * FROM secret.t
+
+SELECT r"\"", * FROM secret.t
+
+SELECT '\\', * FROM secret.t
+
+SELECT b'''x''' FROM secret.t
+
+SELECT `a#b`, `c--d`, `e/*f` FROM secret.t
+
+SELECT 0x1F, 1.5e3, .5, 5. FROM secret.t
+
+SELECT * FROM p-1-2.secret.t
+
+SELECT * FROM proj-0x1F.secret.t
+
+SELECT * FROM secret.1e5
+
+SELECT * FROM secret.t.1x
