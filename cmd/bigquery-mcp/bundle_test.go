@@ -318,3 +318,47 @@ func TestKoImageDefaultsToHTTP(t *testing.T) {
 		t.Errorf("KO_DATA_PATH without a default-command: %v, %v", s, err)
 	}
 }
+
+// The MCP registry entry (packaging/registry/server.json) configures the
+// image with variables the binary reads, and its defaults and choices are
+// values the binary accepts.
+func TestRegistryEntrySetsRealVariables(t *testing.T) {
+	data, err := os.ReadFile("../../packaging/registry/server.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var server struct {
+		Packages []struct {
+			RegistryType         string `json:"registryType"`
+			EnvironmentVariables []struct {
+				Name    string   `json:"name"`
+				Default string   `json:"default"`
+				Choices []string `json:"choices"`
+			} `json:"environmentVariables"`
+		} `json:"packages"`
+	}
+	if err := json.Unmarshal(data, &server); err != nil {
+		t.Fatal(err)
+	}
+	real := readVariables(t)
+	seen := 0
+	for _, p := range server.Packages {
+		for _, v := range p.EnvironmentVariables {
+			seen++
+			if !real[v.Name] {
+				t.Errorf("%s package: %s is not a variable bigquery-mcp reads", p.RegistryType, v.Name)
+			}
+			for _, value := range append([]string{v.Default}, v.Choices...) {
+				if value == "" {
+					continue
+				}
+				if _, err := parseArgs([]string{"http"}, env(map[string]string{v.Name: value})); err != nil {
+					t.Errorf("%s=%s: %v", v.Name, value, err)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("the registry entry sets no variables")
+	}
+}
