@@ -14,23 +14,55 @@ type frame struct {
 	// item is set where a from-item may start: right after FROM, JOIN, a
 	// comma of a FROM list, or the '(' of a parenthesised join.
 	item bool
+	// fromItem is set on a frame that is itself a from-item (a subquery,
+	// a parenthesised join, UNNEST or a table function's arguments): the
+	// alias after its ')' is a range variable.
+	fromItem bool
+	// ranges are the range variables this frame's FROM lists declared
+	// (aliases, or a table's last part when it has none), lower-cased.
+	// A from-item path that starts with one visible here (this frame or
+	// an enclosing one) is a correlated path (alias.array_column), not a
+	// table; one declared in a closed subquery or CTE is not visible.
+	ranges map[string]bool
 }
 
 // reader reads one statement's tokens.
 type reader struct {
 	toks []Token
 	st   Statement
-	// ranges are the range variables (from-item aliases, tables' last
-	// parts, CTE names) declared so far, lower-cased: a from-item path that
-	// starts with one is a correlated path (alias.array_column), not a
-	// table.
-	ranges map[string]bool
-	ctes   map[string]bool
+	// frames holds one frame per open parenthesis, the statement's own
+	// first.
+	frames []frame
+	// itemParen is set when the next '(' opens a from-item's parentheses
+	// (UNNEST( or a table function's).
+	itemParen bool
+	ctes      map[string]bool
+}
+
+func (r *reader) top() *frame { return &r.frames[len(r.frames)-1] }
+
+// declare makes name a range variable of the current frame.
+func (r *reader) declare(name string) {
+	f := r.top()
+	if f.ranges == nil {
+		f.ranges = map[string]bool{}
+	}
+	f.ranges[strings.ToLower(name)] = true
+}
+
+// isRange reports whether name is a range variable visible here.
+func (r *reader) isRange(name string) bool {
+	for i := len(r.frames) - 1; i >= 0; i-- {
+		if r.frames[i].ranges[strings.ToLower(name)] {
+			return true
+		}
+	}
+	return false
 }
 
 // readStatement reads the objects one statement names.
 func readStatement(toks []Token) Statement {
-	r := &reader{toks: toks, ranges: map[string]bool{}, ctes: map[string]bool{}}
+	r := &reader{toks: toks, frames: []frame{{}}, ctes: map[string]bool{}}
 	r.st.Kind = statementKind(toks)
 	if !knownKinds[r.st.Kind] {
 		r.unplaced("the statement kind " + r.st.Kind + " is not one this server can check")
@@ -161,8 +193,6 @@ func (r *reader) unplaced(reason string) {
 // path wherever GoogleSQL names an object.
 func (r *reader) scan() {
 	toks := r.toks
-	frames := []frame{{}}
-	top := func() *frame { return &frames[len(frames)-1] }
 	for _, t := range toks {
 		if t.BadEscape {
 			r.unplaced("a quoted identifier holds an escape sequence BigQuery does not accept")
@@ -173,7 +203,7 @@ func (r *reader) scan() {
 	}
 	for i := 0; i < len(toks); {
 		t := toks[i]
-		f := top()
+		f := r.top()
 		switch {
 		case t.IsPunct('('):
 			opener := ""
@@ -182,19 +212,24 @@ func (r *reader) scan() {
 			}
 			startsItem := f.from && f.item
 			f.item = false
-			frames = append(frames, frame{opener: opener})
+			r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen})
+			r.itemParen = false
 			if startsItem && !startsQuery(toks, i+1) {
 				// A parenthesised join: its first token starts a
 				// from-item too.
-				top().from, top().item = true, true
+				r.top().from, r.top().item = true, true
 			}
 			i++
 			continue
 		case t.IsPunct(')'):
-			if len(frames) > 1 {
-				frames = frames[:len(frames)-1]
-			}
 			i++
+			if len(r.frames) > 1 {
+				closed := r.frames[len(r.frames)-1]
+				r.frames = r.frames[:len(r.frames)-1]
+				if closed.fromItem {
+					i = r.alias(toks, i)
+				}
+			}
 			continue
 		case t.IsPunct(','):
 			if f.from {
@@ -276,8 +311,11 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 		}
 		f.item = false // a join condition; the FROM list goes on after it
 		return i + 1, true
-	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION", "INTERSECT", "EXCEPT",
-		"SELECT", "SET", "VALUES", "WHEN", "OPTIONS":
+	case "UNION", "INTERSECT", "EXCEPT":
+		// A set operation: the next query has a scope of its own.
+		f.from, f.item, f.ranges = false, false, nil
+		return i + 1, true
+	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "SELECT", "SET", "VALUES", "WHEN", "OPTIONS":
 		// A clause that ends a FROM list.
 		f.from, f.item = false, false
 		return i + 1, true
@@ -366,8 +404,8 @@ func (r *reader) object(toks []Token, i int, kind ObjectKind, write bool) int {
 		return i
 	}
 	r.add(Object{Kind: kind, Path: path, Write: write})
-	if kind == Table {
-		r.ranges[strings.ToLower(path[len(path)-1])] = true
+	if kind == Table && !r.isDDL() {
+		r.declare(path[len(path)-1])
 	}
 	return next
 }
@@ -389,6 +427,10 @@ func (r *reader) add(o Object) {
 // the scan. It returns where to go on.
 func (r *reader) fromItem(toks []Token, i int) int {
 	t := toks[i]
+	if t.IsWord("UNNEST") {
+		r.itemParen = true
+		return i + 1
+	}
 	if t.Kind == Word && (reserved[strings.ToUpper(t.Text)] || t.IsWord("LATERAL")) {
 		return i + 1
 	}
@@ -398,26 +440,31 @@ func (r *reader) fromItem(toks []Token, i int) int {
 	}
 	if next < len(toks) && toks[next].IsPunct('(') {
 		r.call(path)
+		r.itemParen = true
 		return next
 	}
-	if len(path) > 1 && r.ranges[strings.ToLower(path[0])] {
-		// alias.array_column: an implicit UNNEST of a range variable.
-		r.ranges[strings.ToLower(path[len(path)-1])] = true
-		return r.alias(toks, next)
+	if !(len(path) > 1 && r.isRange(path[0])) {
+		// Not alias.array_column (an implicit UNNEST of a range
+		// variable): a table.
+		r.add(Object{Kind: Table, Path: path})
 	}
-	r.add(Object{Kind: Table, Path: path})
-	r.ranges[strings.ToLower(path[len(path)-1])] = true
-	return r.alias(toks, next)
+	if j := r.alias(toks, next); j > next {
+		return j
+	}
+	r.declare(path[len(path)-1])
+	return next
 }
 
-// alias records the from-item alias at i ([AS] name), if any.
+// alias declares the from-item alias at i ([AS] name), if any, and returns
+// the index after it.
 func (r *reader) alias(toks []Token, i int) int {
-	if i < len(toks) && toks[i].IsWord("AS") {
-		i++
+	j := i
+	if j < len(toks) && toks[j].IsWord("AS") {
+		j++
 	}
-	if i < len(toks) && (toks[i].Kind == Word && !reserved[strings.ToUpper(toks[i].Text)] && !notAlias[strings.ToUpper(toks[i].Text)] || toks[i].Kind == QuotedIdent) {
-		r.ranges[strings.ToLower(toks[i].Value)] = true
-		i++
+	if j < len(toks) && (toks[j].Kind == Word && !reserved[strings.ToUpper(toks[j].Text)] && !notAlias[strings.ToUpper(toks[j].Text)] || toks[j].Kind == QuotedIdent) {
+		r.declare(toks[j].Value)
+		return j + 1
 	}
 	return i
 }

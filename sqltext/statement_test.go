@@ -68,6 +68,16 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT `secret`.fn(1)", `SELECT routine:secret.fn`},
 		{"ALTER TABLE sales.a RENAME TO secret.t", "ALTER TABLE table!:sales.a table!:secret.t"},
 		{"ALTER TABLE sales.a RENAME COLUMN x TO y", "ALTER TABLE table!:sales.a"},
+		// Range variables have scopes: one declared in a closed subquery
+		// or CTE, in the other side of a set operation, or hidden by an
+		// explicit alias does not make a later path correlated.
+		{"WITH c AS (SELECT * FROM ok.secret) SELECT * FROM secret.t", "SELECT table:ok.secret table:secret.t"},
+		{"SELECT * FROM (SELECT * FROM ok.secret), secret.t", "SELECT table:ok.secret table:secret.t"},
+		{"SELECT * FROM ok.a UNION ALL SELECT * FROM ok.secret, secret.t", "SELECT table:ok.a table:ok.secret"},
+		{"SELECT * FROM ok.secret WHERE true UNION ALL SELECT * FROM secret.t", "SELECT table:ok.secret table:secret.t"},
+		{"SELECT * FROM ok.secret AS s, secret.t", "SELECT table:ok.secret table:secret.t"},
+		{"SELECT * FROM ok.o AS s, s.items", "SELECT table:ok.o"},
+		{"SELECT * FROM (SELECT 1) AS x, x.arr, UNNEST(x.b) AS y, y.c", "SELECT"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {
