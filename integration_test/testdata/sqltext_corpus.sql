@@ -926,3 +926,16 @@ SELECT * FROM proj-0x1F.secret.t
 SELECT * FROM secret.1e5
 
 SELECT * FROM secret.t.1x
+
+-- A number that ends in a dot (5.) is one float literal: the FROM after it
+-- is a keyword, not a path part.
+
+SELECT 5. FROM secret.t
+
+SELECT 5. FROM ok.a, secret.t
+
+SELECT 1. AS x FROM ok.a JOIN secret.t USING (id)
+
+SELECT * FROM ok.a WHERE x IN (1., 2.) UNION ALL SELECT 3. FROM secret.t
+
+SELECT 5.e1 FROM secret.t
