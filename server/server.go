@@ -51,8 +51,9 @@ func New(svc Services, opts Options) *mcp.Server {
 	}
 	tools := selectTools(Tools(svc, opts.AllowWrites), opts.Toolsets, opts.ReadOnly, opts.AllowWrites)
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema)})
+		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities()})
 	addSchemaResources(s, svc.Schema)
+	addApp(s) // apps.go
 	mw := opts.Middleware
 	if mw == nil {
 		mw = []Middleware{Recover(log), LogCalls(log)}

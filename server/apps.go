@@ -1,0 +1,133 @@
+package server
+
+// MCP Apps (the io.modelcontextprotocol/ui extension): the server
+// advertises the extension and serves the app (package ui) as a ui://
+// resource. Only a client that declares the extension, with the app's MIME
+// type, sees tools linked to the app (_meta.ui.resourceUri) and the app in
+// resources/list; every other client gets the same tools/list and
+// resources/list as a server without apps, byte for byte.
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/ui"
+)
+
+// appTools are the tools whose results the app shows.
+var appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql"}
+
+// capabilities are the server's capabilities: the SDK's default (logging;
+// tools, resources and completions follow from what is registered) and
+// the MCP Apps extension.
+func capabilities() *mcp.ServerCapabilities {
+	c := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	c.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
+	return c
+}
+
+// addApp registers the app resource and the receiving middleware that
+// links tools to it for clients that render apps.
+func addApp(s *mcp.Server) {
+	s.AddResource(&mcp.Resource{
+		Name:        "bigquery-app",
+		Title:       "BigQuery results view",
+		Description: "The MCP App that shows query results, table schemas and dry-run costs.",
+		MIMEType:    ui.MIMEType,
+		URI:         ui.URI,
+		Meta:        appResourceMeta(),
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+			URI: ui.URI, MIMEType: ui.MIMEType, Text: ui.HTML(), Meta: appResourceMeta(),
+		}}}, nil
+	})
+	s.AddReceivingMiddleware(linkApp)
+}
+
+// appResourceMeta is the resource's _meta.ui: an empty CSP (the app loads
+// nothing from anywhere) and a border around it.
+func appResourceMeta() mcp.Meta {
+	return mcp.Meta{"ui": map[string]any{"csp": map[string]any{}, "prefersBorder": true}}
+}
+
+// linkApp adds _meta.ui.resourceUri to the app's tools in tools/list, and
+// lets the app's resource be listed, for a client that renders apps. It
+// copies what it changes: the listed tools are the server's own.
+func linkApp(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *mcp.ListToolsResult:
+			if rendersApps(req) {
+				r.Tools = linkTools(r.Tools)
+			}
+		case *mcp.ListResourcesResult:
+			if !rendersApps(req) {
+				r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *mcp.Resource) bool { return x.URI == ui.URI })
+			}
+		}
+		return res, err
+	}
+}
+
+// linkTools returns tools with the app's tools copied and linked to it:
+// _meta.ui.resourceUri, and the older flat key ui/resourceUri that hosts
+// from before the nested form still read.
+func linkTools(tools []*mcp.Tool) []*mcp.Tool {
+	out := make([]*mcp.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = t
+		if !slices.Contains(appTools, t.Name) {
+			continue
+		}
+		c := *t
+		c.Meta = maps.Clone(t.Meta)
+		if c.Meta == nil {
+			c.Meta = mcp.Meta{}
+		}
+		c.Meta["ui"] = map[string]any{"resourceUri": ui.URI}
+		c.Meta["ui/resourceUri"] = ui.URI
+		out[i] = &c
+	}
+	return out
+}
+
+// rendersApps reports whether the client that sent req declared the MCP
+// Apps extension with the app's MIME type: in initialize, or for the
+// sessionless protocol in the request's own _meta (the SDK reads both).
+func rendersApps(req mcp.Request) bool {
+	var caps *mcp.ClientCapabilities
+	switch r := req.(type) {
+	case *mcp.ListToolsRequest:
+		caps = r.ClientCapabilities()
+	case *mcp.ListResourcesRequest:
+		caps = r.ClientCapabilities()
+	}
+	if caps == nil {
+		return false
+	}
+	ext, ok := caps.Extensions[ui.ExtensionID]
+	if !ok {
+		return false
+	}
+	// In memory the settings are the client's own value; off the wire, a
+	// map. Either way they have the JSON shape of McpUiClientCapabilities.
+	b, err := json.Marshal(ext)
+	if err != nil {
+		return false
+	}
+	var settings struct {
+		MIMETypes []string `json:"mimeTypes"`
+	}
+	if json.Unmarshal(b, &settings) != nil {
+		return false
+	}
+	return slices.Contains(settings.MIMETypes, ui.MIMEType)
+}
