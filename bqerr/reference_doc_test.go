@@ -56,7 +56,7 @@ var codeDocs = []codeDoc{
 		func() *Error {
 			return From(gapiErr(400, "bytesBilledLimitExceeded", "Query exceeded limit for bytes billed: 10737418240. 32212254720 or higher required.", nil)).WithJobID("bqmcp_9a0e…")
 		}},
-	{Unavailable, "BigQuery could not be reached or is unhealthy (HTTP 502/503, backendError, no response), Google's token service could not be reached to fetch credentials (DNS, a reset connection, a timeout), or the server's circuit breaker for the project is open. `retryAfterSeconds` is set only when BigQuery sent Retry-After or the breaker knows when it will probe again.",
+	{Unavailable, "BigQuery could not be reached or is unhealthy (HTTP 502/503, backendError, no response), Google's token service could not be reached to fetch credentials (DNS, a reset connection, a timeout), or one of the server's circuit breakers (the project's, or the one of token fetches) is open. `retryAfterSeconds` is set only when BigQuery sent Retry-After or the breaker knows when it will probe again.",
 		func() *Error {
 			return From(gapiErr(503, "backendError", "Error encountered during execution. Retrying may solve the problem.", http.Header{"Retry-After": {"30"}}))
 		}},

@@ -18,8 +18,10 @@ const (
 	AttemptError          = "error"           // final: not worth retrying
 )
 
-// Breaker states as the resilience layer names them; [Telemetry.BreakerChanged]
-// and [Telemetry.ObserveBreakers] take these strings.
+// Breaker states as the resilience layer names them; [BreakerChange] and
+// [Telemetry.ObserveBreakers] take these strings. This package imports none
+// of ours, so it cannot use resilience's typed states: the server's tests
+// check that the two spellings agree.
 const (
 	BreakerClosed   = "closed"
 	BreakerHalfOpen = "half-open"
@@ -27,7 +29,7 @@ const (
 )
 
 // Cache lookup results as the metadata cache names them, for
-// [Telemetry.CacheLookup].
+// [Telemetry.CacheLookup]; the server's tests check that the two agree.
 const (
 	CacheHit   = "hit"
 	CacheMiss  = "miss"
@@ -84,18 +86,32 @@ func (t *Telemetry) Exhausted(ctx context.Context, op string, attempts int, fail
 		AttrOperation.String(op), attribute.Int("attempts", attempts), AttrErrorType.String(code)))
 }
 
+// BreakerChange is a circuit breaker's change of state, as plain values.
+type BreakerChange struct {
+	// Scope is the breaker's key: what its failures are counted for (a
+	// BigQuery project ID, or the credentials' own scope). It is the scope
+	// attribute of the breaker metrics.
+	Scope string
+	// Calls names the calls the breaker guards, for a reader of the log:
+	// "BigQuery project my-project", "fetching BigQuery credentials".
+	Calls string
+	// From and To are breaker states: BreakerClosed, BreakerHalfOpen or
+	// BreakerOpen.
+	From, To string
+}
+
 // BreakerChanged records a circuit breaker's change of state:
 // bigquery_mcp.breaker.transitions and a log line (WARNING when a breaker
-// opens or half-opens, INFO when it closes again). scope is the project.
-func (t *Telemetry) BreakerChanged(scope, from, to string) {
+// opens or half-opens, INFO when it closes again).
+func (t *Telemetry) BreakerChanged(c BreakerChange) {
 	ctx := context.Background()
-	t.inst.transitions.Add(ctx, 1, metric.WithAttributes(AttrFrom.String(from), AttrTo.String(to)))
+	t.inst.transitions.Add(ctx, 1, metric.WithAttributes(AttrFrom.String(c.From), AttrTo.String(c.To)))
 	level := slog.LevelWarn
-	if to == BreakerClosed {
+	if c.To == BreakerClosed {
 		level = slog.LevelInfo
 	}
-	t.log.LogAttrs(ctx, level, "circuit breaker "+to+" for BigQuery project "+scope,
-		slog.String("scope", scope), slog.String("from", from), slog.String("to", to))
+	t.log.LogAttrs(ctx, level, "circuit breaker "+c.To+" for "+c.Calls,
+		slog.String("scope", c.Scope), slog.String("from", c.From), slog.String("to", c.To))
 }
 
 // Rejected records a call an open breaker refused at once:

@@ -108,7 +108,7 @@ func TestNoIdentifiersInMetricAttributes(t *testing.T) {
 	f.tel.JobCancelled(ctx, "timeout")
 	f.tel.JobRecordEvicted(ctx)
 	f.tel.CacheLookup(ctx, CacheStale, time.Second)
-	f.tel.BreakerChanged("proj-a", BreakerClosed, BreakerOpen)
+	f.tel.BreakerChanged(BreakerChange{Scope: "proj-a", Calls: "BigQuery project proj-a", From: BreakerClosed, To: BreakerOpen})
 	f.tel.ObserveBreakers(func() map[string]string { return map[string]string{"proj-a": BreakerOpen} })
 	f.tel.Rejected(ctx, "query", "proj-a")
 	f.tel.Exhausted(ctx, "query", 3, &ErrorInfo{Code: "INTERNAL", Message: "x"})

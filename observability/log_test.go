@@ -259,7 +259,7 @@ func TestLogWritesOnlyToItsWriter(t *testing.T) {
 		_, _ = tracked(f.tel, "t", "", func(context.Context) (any, *ErrorInfo) {
 			return nil, &ErrorInfo{Code: "INTERNAL", Message: "boom"}
 		})(context.Background())
-		f.tel.BreakerChanged("p", BreakerClosed, BreakerOpen)
+		f.tel.BreakerChanged(BreakerChange{Scope: "p", Calls: "BigQuery project p", From: BreakerClosed, To: BreakerOpen})
 	})
 	if stdout != "" || stderr != "" {
 		t.Errorf("stdout %q, stderr %q: want nothing", stdout, stderr)

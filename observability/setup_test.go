@@ -46,7 +46,7 @@ func exercise(t *testing.T, tel *Telemetry) {
 	tel.CacheLookup(ctx, CacheHit, 0)
 	tel.CacheLookup(ctx, CacheStale, time.Minute)
 	tel.ObserveBreakers(func() map[string]string { return map[string]string{"proj-a": BreakerOpen} })
-	tel.BreakerChanged("proj-a", BreakerClosed, BreakerOpen)
+	tel.BreakerChanged(BreakerChange{Scope: "proj-a", Calls: "BigQuery project proj-a", From: BreakerClosed, To: BreakerOpen})
 }
 
 func TestSetupDefaultsToNone(t *testing.T) {

@@ -246,13 +246,29 @@ func state(s circuitbreaker.State) BreakerState {
 	return Closed
 }
 
+// CredentialsScope is the breaker scope of token fetches
+// ([Executor.TokenSource]). Every other scope is a BigQuery project ID;
+// "auth" is too short to be one (they have 6 to 30 characters), so the
+// credentials never share a breaker with a project.
+const CredentialsScope = "auth"
+
+// ScopeCalls names the calls a breaker scope guards, in words for the people
+// who read about the breaker (agents, client logs, the server's log):
+// "fetching BigQuery credentials" or "BigQuery project my-project".
+func ScopeCalls(scope string) string {
+	if scope == CredentialsScope {
+		return "fetching BigQuery credentials"
+	}
+	return "BigQuery project " + scope
+}
+
 // breakerOpenError is what an agent gets while the breaker is open: fast,
 // retryable, and with the real time until the next probe.
 func breakerOpenError(scope string, remaining time.Duration) error {
 	secs := int(math.Ceil(remaining.Seconds()))
-	return bqerr.Newf(bqerr.Unavailable, "BigQuery calls for project %s are paused after repeated failures (circuit breaker open)", bqerr.Truncate(scope, 100)).
+	return bqerr.Newf(bqerr.Unavailable, "circuit breaker open for %s: calls are paused after repeated failures", bqerr.Truncate(ScopeCalls(scope), 130)).
 		WithRetryAfter(secs).
-		WithHint(fmt.Sprintf("BigQuery has been failing; the server will try again in about %d s. Wait at least that long before retrying.", max(secs, 1))).
+		WithHint(fmt.Sprintf("These calls have been failing; the server will try again in about %d s. Wait at least that long before retrying.", max(secs, 1))).
 		WithCause(circuitbreaker.ErrOpen)
 }
 

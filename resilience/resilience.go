@@ -8,10 +8,10 @@
 //     attempt cap and cannot be switched off. This package's retries are
 //     then the only ones, and an attempt cap holds at the wire.
 //   - [Executor.Do] runs a call under its operation's policy: a circuit
-//     breaker per scope (project) that fails fast while BigQuery is
-//     unhealthy, exponential backoff with jitter that honours Retry-After,
-//     an attempt cap and an overall timeout. Policies come from
-//     github.com/failsafe-go/failsafe-go.
+//     breaker per scope (a project, or [CredentialsScope] for token
+//     fetches) that fails fast while BigQuery is unhealthy, exponential
+//     backoff with jitter that honours Retry-After, an attempt cap and an
+//     overall timeout. Policies come from github.com/failsafe-go/failsafe-go.
 //   - [Cache] keeps metadata fresh for a TTL and serves it stale, marked as
 //     such, when a refresh fails for a reason that a retry could fix.
 //

@@ -6,9 +6,10 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// TokenSource runs token fetches under the Auth policy. Its failures are
-// marked as already retried, so the BigQuery call that needed the token does
-// not retry them again and multiply the attempts.
+// TokenSource runs token fetches under the Auth policy, with a breaker of
+// their own (scope [CredentialsScope]): credentials fail for every project at
+// once. Its failures are marked as already retried, so the BigQuery call that
+// needed the token does not retry them again and multiply the attempts.
 func (e *Executor) TokenSource(ts oauth2.TokenSource) oauth2.TokenSource {
 	return &retryingSource{src: ts, exec: e}
 }
@@ -20,7 +21,7 @@ type retryingSource struct {
 
 func (r *retryingSource) Token() (*oauth2.Token, error) {
 	var tok *oauth2.Token
-	err := r.exec.Do(context.Background(), Auth, "auth", func(context.Context) error {
+	err := r.exec.Do(context.Background(), Auth, CredentialsScope, func(context.Context) error {
 		var err error
 		tok, err = r.src.Token()
 		return err

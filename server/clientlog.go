@@ -23,9 +23,9 @@ import (
 //   - a tool call failed: WARNING, ERROR or CRITICAL by its error code
 //     (observability.LevelFor), with the code and the agent-visible message;
 //   - BigQuery failed on every allowed attempt: WARNING;
-//   - a project's circuit breaker opened (WARNING) or closed again (INFO),
-//     to every session that set a level; a call an open breaker refused:
-//     WARNING;
+//   - a circuit breaker (a project's, or the credentials') opened (WARNING)
+//     or closed again (INFO), to every session that set a level; a call an
+//     open breaker refused: WARNING;
 //   - metadata served stale because BigQuery could not be asked: WARNING;
 //   - a job the server cancelled: INFO.
 //

@@ -184,7 +184,7 @@ func TestClientLogging(t *testing.T) {
 			msgs.waitFor(t, "BigQuery failed 2 times in a row (UNAVAILABLE)")
 			msgs.waitFor(t, "serving metadata cached")
 			if !c.modern { // no request to carry a _meta level: sessions that set one hear it
-				msgs.waitFor(t, "circuit breaker opened for BigQuery project p")
+				msgs.waitFor(t, "circuit breaker opened for BigQuery project p: calls fail at once")
 			}
 			before := fake.requests.Load()
 			if res := call("list_tables", map[string]any{"dataset": "sales"}); !res.IsError {
@@ -193,7 +193,7 @@ func TestClientLogging(t *testing.T) {
 			if fake.requests.Load() != before {
 				t.Error("the open breaker let a request through")
 			}
-			msgs.waitFor(t, "the call was refused without asking BigQuery")
+			msgs.waitFor(t, "circuit breaker open for BigQuery project p: the call was refused without being sent")
 			msgs.waitFor(t, "list_tables failed with UNAVAILABLE")
 
 			all := msgs.dump()

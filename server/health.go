@@ -23,8 +23,9 @@ type HealthReport struct {
 	Ready    bool           `json:"ready"`
 	BigQuery BigQueryHealth `json:"bigquery"`
 	Auth     AuthHealth     `json:"auth"`
-	// Breakers maps each project the server has called to its circuit
-	// breaker state: closed, open or half-open.
+	// Breakers maps each breaker scope the server has used (a project it
+	// has called, or "auth" for token fetches) to its circuit breaker
+	// state: closed, open or half-open.
 	Breakers map[string]resilience.BreakerState `json:"breakers"`
 	Cache    CacheHealth                        `json:"cache"`
 	// Allowlist is present when --datasets is set.
@@ -143,7 +144,7 @@ func (b *Backend) allowlistHealth(ctx context.Context) *AllowlistHealth {
 }
 
 // Ready reports whether the server can serve: credentials usable and no
-// project's breaker open. It makes no BigQuery call, so probes stay cheap.
+// breaker open (a project's, or the credentials'). It makes no BigQuery call, so probes stay cheap.
 func (b *Backend) Ready() bool {
 	if b.Identity.Error != "" {
 		return false

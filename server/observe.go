@@ -35,23 +35,24 @@ func resilienceHooks(tel *observability.Telemetry, cl *clientLog) resilience.Hoo
 				slog.String("operation", string(op)), slog.Int("attempts", attempts), slog.String("code", code))
 		},
 		BreakerChanged: func(scope string, from, to resilience.BreakerState) {
+			calls := resilience.ScopeCalls(scope)
 			if tel != nil {
-				tel.BreakerChanged(scope, string(from), string(to))
+				tel.BreakerChanged(observability.BreakerChange{Scope: scope, Calls: calls, From: string(from), To: string(to)})
 			}
-			attrs := []slog.Attr{slog.String("project", scope), slog.String("from", string(from)), slog.String("to", string(to))}
+			attrs := []slog.Attr{slog.String("scope", scope), slog.String("from", string(from)), slog.String("to", string(to))}
 			switch to {
 			case resilience.Open:
-				cl.broadcast(slog.LevelWarn, "circuit breaker opened for BigQuery project "+scope+": calls fail at once until BigQuery recovers", attrs...)
+				cl.broadcast(slog.LevelWarn, "circuit breaker opened for "+calls+": calls fail at once until a trial call succeeds", attrs...)
 			case resilience.Closed:
-				cl.broadcast(slog.LevelInfo, "circuit breaker closed for BigQuery project "+scope+": BigQuery answers again", attrs...)
+				cl.broadcast(slog.LevelInfo, "circuit breaker closed for "+calls+": calls go through again", attrs...)
 			}
 		},
 		Rejected: func(ctx context.Context, op resilience.Operation, scope string) {
 			if tel != nil {
 				tel.Rejected(ctx, string(op), scope)
 			}
-			tellClient(ctx, slog.LevelWarn, "circuit breaker open for BigQuery project "+scope+": the call was refused without asking BigQuery",
-				slog.String("operation", string(op)), slog.String("project", scope))
+			tellClient(ctx, slog.LevelWarn, "circuit breaker open for "+resilience.ScopeCalls(scope)+": the call was refused without being sent",
+				slog.String("operation", string(op)), slog.String("scope", scope))
 		},
 	}
 	if tel != nil {

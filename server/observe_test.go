@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/codes"
+	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -175,13 +176,49 @@ func TestResilienceHooks(t *testing.T) {
 	}
 	for i, w := range want {
 		l := breakerLines[i]
-		if l["severity"] != w.sev || l["from"] != w.from || l["to"] != w.to || l["scope"] != "proj-a" {
+		if l["severity"] != w.sev || l["from"] != w.from || l["to"] != w.to || l["scope"] != "proj-a" ||
+			l["message"] != "circuit breaker "+w.to+" for BigQuery project proj-a" {
 			t.Errorf("breaker line %d = %v, want %+v", i, l, w)
 		}
 	}
 
 	if st := exec.BreakerStates(); st["proj-a"] != resilience.Closed {
 		t.Errorf("executor breakers = %v, want proj-a closed", st)
+	}
+}
+
+type failingTokens struct{}
+
+func (failingTokens) Token() (*oauth2.Token, error) { return nil, unavailable() }
+
+// A breaker that token fetches opened is the credentials' breaker in every
+// word the server says about it: the log line, and the refusal an agent
+// reads, under the one scope the metrics carry.
+func TestCredentialsBreakerSaysCredentials(t *testing.T) {
+	f := newFixture(t)
+	exec := testExecutor(t, resilienceHooks(f.tel, &clientLog{}))
+	ts := exec.TokenSource(failingTokens{})
+	if _, err := ts.Token(); err == nil {
+		t.Fatal("Token succeeded from a failing source")
+	}
+	_, err := ts.Token()
+	if !resilience.IsBreakerOpen(err) {
+		t.Fatalf("second Token = %v, want the open breaker's refusal", err)
+	}
+	if msg := bqerr.From(err).Message; !strings.Contains(msg, "fetching BigQuery credentials") || strings.Contains(msg, "project") {
+		t.Errorf("the agent reads %q", msg)
+	}
+	var opened bool
+	for _, l := range f.logLines(t) {
+		if l["message"] == "circuit breaker open for fetching BigQuery credentials" && l["scope"] == resilience.CredentialsScope {
+			opened = true
+		}
+		if m, _ := l["message"].(string); strings.Contains(m, "project "+resilience.CredentialsScope) {
+			t.Errorf("log line names a project %q: %v", resilience.CredentialsScope, l)
+		}
+	}
+	if !opened {
+		t.Errorf("no log line says the credentials' breaker opened: %v", f.logLines(t))
 	}
 }
 
