@@ -10,19 +10,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 )
-
-// Freshness tells an agent how current a metadata answer is. It is empty
-// for a fresh answer.
-type Freshness struct {
-	// Stale is true when BigQuery could not be asked and this is the last
-	// answer it gave.
-	Stale bool `json:"stale,omitempty"`
-	// CacheAgeSeconds is how old a stale answer is.
-	CacheAgeSeconds int `json:"cacheAgeSeconds,omitempty"`
-	// StaleReason says why the answer could not be refreshed.
-	StaleReason string `json:"staleReason,omitempty"`
-}
 
 // CacheResult is the outcome of a lookup, for metrics.
 type CacheResult string
@@ -75,13 +64,13 @@ func NewCache(cfg CacheConfig) *Cache {
 
 // Get returns key's value, calling fetch when it is missing or older than
 // the TTL.
-func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context) (any, error)) (any, Freshness, error) {
+func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context) (any, error)) (any, bqtype.Freshness, error) {
 	var old *cacheEntry
 	if v, ok := c.store.Get(key); ok {
 		old = v.(*cacheEntry)
 		if c.now().Sub(old.fetched) < c.cfg.TTL {
 			c.observe(ctx, CacheHit, 0)
-			return old.value, Freshness{}, nil
+			return old.value, bqtype.Freshness{}, nil
 		}
 	}
 	// One refresh per key at a time. It runs detached from this caller's
@@ -116,18 +105,18 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 	select {
 	case res = <-ch:
 	case <-ctx.Done():
-		return nil, Freshness{}, ctx.Err()
+		return nil, bqtype.Freshness{}, ctx.Err()
 	}
 	if res.Err == nil {
 		c.observe(ctx, CacheMiss, 0)
-		return res.Val, Freshness{}, nil
+		return res.Val, bqtype.Freshness{}, nil
 	}
 	if old != nil && StaleAllowed(res.Err) {
 		age := c.now().Sub(old.fetched)
 		if age <= c.cfg.MaxStale {
 			c.observe(ctx, CacheStale, age)
 			e := bqerr.From(res.Err)
-			return old.value, Freshness{
+			return old.value, bqtype.Freshness{
 				Stale:           true,
 				CacheAgeSeconds: int(age.Seconds()),
 				StaleReason:     "BigQuery could not be reached to refresh this (" + string(e.Code) + ": " + e.Message + ")",
@@ -135,7 +124,7 @@ func (c *Cache) Get(ctx context.Context, key string, fetch func(context.Context)
 		}
 	}
 	c.observe(ctx, CacheMiss, 0)
-	return nil, Freshness{}, res.Err
+	return nil, bqtype.Freshness{}, res.Err
 }
 
 // fetchPanicked is the error for a fetch that panicked: a bug in this

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 )
 
 const (
@@ -91,7 +92,7 @@ func (f *fetcher) fetch(context.Context) (any, error) {
 	return fmt.Sprintf("v%d", n), nil
 }
 
-func mustGet(t *testing.T, c *Cache, key string, fetch func(context.Context) (any, error)) (any, Freshness) {
+func mustGet(t *testing.T, c *Cache, key string, fetch func(context.Context) (any, error)) (any, bqtype.Freshness) {
 	t.Helper()
 	v, fr, err := c.Get(context.Background(), key, fetch)
 	if err != nil {
@@ -105,7 +106,7 @@ func TestCacheHitWithinTTL(t *testing.T) {
 	f := &fetcher{}
 	for i := range 3 {
 		v, fr := mustGet(t, c, "datasets:p", f.fetch)
-		if v != "v1" || fr != (Freshness{}) {
+		if v != "v1" || fr != (bqtype.Freshness{}) {
 			t.Fatalf("lookup %d = %v, %+v; want v1, fresh", i, v, fr)
 		}
 		clk.Advance(testTTL/3 - time.Second)
@@ -315,7 +316,7 @@ func TestCacheNeverStaleForCallerFacingFailures(t *testing.T) {
 				t.Errorf("Get = %v, want the fetch's error", err)
 			}
 			mustCode(t, err, tc.code)
-			if v != nil || fr != (Freshness{}) {
+			if v != nil || fr != (bqtype.Freshness{}) {
 				t.Errorf("value %v, freshness %+v with an error", v, fr)
 			}
 			if got := l.all(); got[len(got)-1].result != CacheMiss {

@@ -222,6 +222,37 @@ func TestCredentialsBreakerSaysCredentials(t *testing.T) {
 	}
 }
 
+// observability imports nothing of ours, so it spells resilience's breaker
+// states and cache results as plain strings; the wiring passes
+// string(state) along. The two spellings must agree, or the gauge reads
+// every state as closed and log lines say nothing true.
+func TestObservabilitySpellsResilienceStates(t *testing.T) {
+	for state, want := range map[resilience.BreakerState]struct {
+		name  string
+		gauge int64
+	}{
+		resilience.Closed:   {observability.BreakerClosed, 0},
+		resilience.HalfOpen: {observability.BreakerHalfOpen, 1},
+		resilience.Open:     {observability.BreakerOpen, 2},
+	} {
+		if string(state) != want.name {
+			t.Errorf("resilience says %q, observability %q", state, want.name)
+		}
+		if got := observability.BreakerStateValue(string(state)); got != want.gauge {
+			t.Errorf("gauge value of %q = %d, want %d", state, got, want.gauge)
+		}
+	}
+	for result, want := range map[resilience.CacheResult]string{
+		resilience.CacheHit:   observability.CacheHit,
+		resilience.CacheMiss:  observability.CacheMiss,
+		resilience.CacheStale: observability.CacheStale,
+	} {
+		if string(result) != want {
+			t.Errorf("resilience says %q, observability %q", result, want)
+		}
+	}
+}
+
 // A non-retryable failure is one attempt with outcome "error".
 func TestAttemptOutcomeError(t *testing.T) {
 	f := newFixture(t)
