@@ -22,6 +22,7 @@ package integration_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -122,6 +123,9 @@ func zetaParse(sql string, flat bool) (int, []zetaName, error) {
 		w := &zetaWalker{flat: flat, ever: map[string]bool{}}
 		w.push()
 		w.walk(st, false)
+		if w.slashPath {
+			return 0, nil, errSlashPath
+		}
 		for _, n := range w.names {
 			if n.keep() {
 				names = append(names, n)
@@ -165,7 +169,16 @@ type zetaWalker struct {
 	// flat and ever: see zetaParse.
 	flat bool
 	ever map[string]bool
+	// slashPath is set when a path starts with '/'.
+	slashPath bool
 }
+
+// errSlashPath stands for a parse that BigQuery would not make: ZetaSQL
+// (with its development features, which BigQuery has released in other
+// respects) reads Spanner's /slash/paths, which BigQuery rejects; turning
+// that one feature off through go-zetasql's SetEnabledLanguageFeatures
+// turns others off too.
+var errSlashPath = errors.New("a path starts with '/' (a Spanner path BigQuery does not accept)")
 
 type rangeScope struct {
 	names map[string]bool
@@ -301,6 +314,11 @@ func (w *zetaWalker) walk(n ast.Node, nestedDML bool) {
 		return
 	}
 	switch n := n.(type) {
+	case *ast.PathExpressionNode:
+		if ids := n.Names(); len(ids) > 0 && strings.HasPrefix(ids[0].Name(), "/") {
+			w.slashPath = true
+		}
+
 	// Queries.
 	case *ast.SelectNode:
 		// The FROM clause first: its range variables are visible in
