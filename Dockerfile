@@ -20,6 +20,7 @@ RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/bigquery-mcp /bigquery-mcp
+COPY --from=build /src/LICENSE /LICENSE
 USER nonroot:nonroot
 EXPOSE 8080
 ENTRYPOINT ["/bigquery-mcp", "http"]
