@@ -94,6 +94,9 @@ func Lex(src string) (toks []Token, incomplete string) {
 			for j < len(src) && isWordByte(src[j]) {
 				j++
 			}
+			if isDigit(c) && !(len(toks) > 0 && toks[len(toks)-1].IsPunct('.')) {
+				j = scanNumber(src, i, j)
+			}
 			toks = append(toks, Token{Kind: Word, Start: i, End: j, Text: src[i:j], Value: src[i:j]})
 			i = j
 		case c >= utf8.RuneSelf:
@@ -196,6 +199,34 @@ func unescape(s string) (string, bool) {
 	}
 	v := b.String()
 	return v, utf8.ValidString(v)
+}
+
+// scanNumber extends the number word src[i:j] over a fraction and an
+// exponent ("5.", "1.5e-3"): a float literal is one token, so its dot is
+// never taken for a path's ("SELECT 5.FROM t" selects 5.0 from t). A word
+// of digits right after a dot is a path part (ds.2024), and is not passed
+// here.
+func scanNumber(src string, i, j int) int {
+	if strings.ContainsFunc(src[i:j], func(r rune) bool { return !('0' <= r && r <= '9') }) || j >= len(src) || src[j] != '.' {
+		return j
+	}
+	j++
+	for j < len(src) && isDigit(src[j]) {
+		j++
+	}
+	if j < len(src) && (src[j] == 'e' || src[j] == 'E') {
+		k := j + 1
+		if k < len(src) && (src[k] == '+' || src[k] == '-') {
+			k++
+		}
+		if k < len(src) && isDigit(src[k]) {
+			for k < len(src) && isDigit(src[k]) {
+				k++
+			}
+			j = k
+		}
+	}
+	return j
 }
 
 // skipLineComment returns the offset of the line break that ends the comment

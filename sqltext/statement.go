@@ -517,7 +517,7 @@ func readPath(toks []Token, i int) ([]string, int) {
 		case t.Kind == QuotedIdent:
 			parts = append(parts, splitQuoted(t.Value, len(parts) == 0)...)
 			i++
-		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)]):
+		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)] && !isDigit(t.Text[0])):
 			word := t.Text
 			i++
 			// Hyphenated names are written unquoted too; the tokens

@@ -78,6 +78,10 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT * FROM ok.secret AS s, secret.t", "SELECT table:ok.secret table:secret.t"},
 		{"SELECT * FROM ok.o AS s, s.items", "SELECT table:ok.o"},
 		{"SELECT * FROM (SELECT 1) AS x, x.arr, UNNEST(x.b) AS y, y.c", "SELECT"},
+		// A float literal's dot is not a path's.
+		{"SELECT 5. FROM secret.t", "SELECT table:secret.t"},
+		{"SELECT 5.FROM secret.t, 1.5e-3, 2e5", "SELECT table:secret.t"},
+		{"SELECT * FROM p.ds.2024", "SELECT table:p.ds.2024"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {
