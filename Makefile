@@ -41,7 +41,7 @@ KO            := $(GO) run github.com/google/ko@v0.19.1
 # The image's home; the MCP registry's name for the server.
 IMAGE_REPO    ?= ghcr.io/bigquery-mcp/bigquery-mcp
 
-.PHONY: all build test unit integration clients client-tests demo emulator docs lint bench clean \
+.PHONY: all build test unit integration clients ui client-tests demo emulator docs lint bench clean \
 	release-check release-snapshot bundle server-json image image-check image-publish
 
 all: build
@@ -65,6 +65,13 @@ integration:
 ## BQMCP_REQUIRE_CLIENTS=1 (set by .ci/run) makes that a failure.
 clients:
 	cd $(CLIENTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	cd ui && PATH="$(NODE_BIN):$$PATH" npm ci --no-audit --no-fund --loglevel=error
+
+## ui: rebuild the MCP App (ui/src -> ui/app.html, embedded in the binary)
+## with the pinned esbuild (`make clients` first). Commit ui/app.html:
+## ui's TestBundleIsCurrent fails when it is not a fresh build.
+ui:
+	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs
 
 ## client-tests: only the tests that drive the binary with real clients:
 ## the conformance suite, the Inspector CLI, the protocol sweep and the

@@ -1,0 +1,282 @@
+// The bigquery-mcp app: the host hands it a tool's result and it shows
+// the result as a table (execute_sql, get_query_results, preview_table), a
+// schema tree (get_table_schema) or a cost card (dry_run_sql). It talks to
+// nothing but the host, through @modelcontextprotocol/ext-apps.
+
+import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
+import { chart, plan } from "./chart";
+import { ago, bytes, count, delimited, duration, h, usd } from "./format";
+import { ResultTable, tree } from "./table";
+import { type Column, type DryRun, type Rows, type TableSchema, typeName } from "./types";
+
+// The on-demand price BigQuery lists, for the cost of a query that ran; a
+// dry run reports the server's own price.
+const PRICE_PER_TIB = 6.25;
+
+const root = document.getElementById("app") as HTMLElement;
+const app = new App({ name: "bigquery-mcp", version: "1.0.0" }, {}, { autoResize: true });
+let input: Record<string, unknown> = {};
+
+app.ontoolinput = (p) => {
+  input = (p.arguments ?? {}) as Record<string, unknown>;
+};
+app.ontoolresult = (r) => show(r as { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean });
+app.onhostcontextchanged = (ctx) => theme(ctx);
+app.ontoolcancelled = () => root.replaceChildren(h("p", { class: "muted" }, "The call was cancelled."));
+
+function theme(ctx: McpUiHostContext | undefined) {
+  if (!ctx) return;
+  if (ctx.theme) {
+    applyDocumentTheme(ctx.theme);
+    document.documentElement.dataset.theme = ctx.theme;
+  }
+  if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
+}
+
+function show(r: { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean }) {
+  let v = r.structuredContent as Record<string, unknown> | undefined;
+  if (!v) {
+    const t = r.content?.find((c) => c.type === "text")?.text;
+    try {
+      v = t ? JSON.parse(t) : undefined;
+    } catch {
+      v = undefined;
+    }
+  }
+  if (r.isError || !v) {
+    const e = v as { code?: string; message?: string } | undefined;
+    root.replaceChildren(h("div", { class: "error", role: "alert" }, h("strong", null, e?.code ?? "Error"), " ", e?.message ?? r.content?.map((c) => c.text ?? "").join(" ") ?? ""));
+    return;
+  }
+  if (Array.isArray(v.rows) && Array.isArray(v.schema)) resultView(v as unknown as Rows);
+  else if (Array.isArray(v.columns) && "numBytes" in v) schemaView(v as unknown as TableSchema);
+  else if ("estimatedCostUSD" in v) costView(v as unknown as DryRun);
+  else root.replaceChildren(h("pre", { class: "raw" }, JSON.stringify(v, null, 2)));
+}
+
+// asArrays gives rows in schema order whatever format the tool used.
+function asArrays(schema: Column[], rows: Rows["rows"]): unknown[][] {
+  return rows.map((r) => (Array.isArray(r) ? r : schema.map((c) => (r as Record<string, unknown>)[c.name] ?? null)));
+}
+
+function stat(label: string, value: string | Node, cls?: string): HTMLElement {
+  return h("div", { class: `stat ${cls ?? ""}`.trim() }, h("dt", null, label), h("dd", null, value));
+}
+
+function resultView(res: Rows) {
+  let last = res;
+  const detail = h("section", { class: "detail", hidden: true, "aria-label": "Cell value" });
+  const table = new ResultTable(res.schema, (title, value, col) => openDetail(detail, title, value, col));
+  const shown = h("span", { class: "shown" });
+  const header = h("dl", { class: "stats" });
+  const banner = h("div", { class: "banner", role: "status", hidden: true });
+  const more = h("button", { type: "button", class: "more" }, "Load more");
+  const bannerText = h("span", null);
+  banner.append(bannerText, more);
+
+  const jobLink = () => {
+    if (!res.jobId) return res.table ?? "";
+    const a = h("a", { href: consoleURL(res.jobId, res.location), class: "job", title: "Open the job in the BigQuery console" }, res.jobId);
+    a.addEventListener("click", (e) => {
+      e.preventDefault();
+      void app.openLink({ url: a.href });
+    });
+    return a;
+  };
+  const update = () => {
+    shown.textContent = `${count(table.loaded)} of ${count(Math.max(last.totalRows ?? 0, table.loaded))} rows`;
+    const billed = res.bytesBilled ?? undefined;
+    const items: (HTMLElement | null)[] = [
+      stat("Rows", shown),
+      res.bytesProcessed !== undefined ? stat("Processed", bytes(res.bytesProcessed)) : null,
+      billed !== undefined ? stat("Billed", bytes(billed)) : null,
+      billed !== undefined ? stat("Cost", `≈ ${usd((billed / 2 ** 40) * PRICE_PER_TIB)}`) : null,
+      res.cacheHit !== undefined ? stat("Cache", res.cacheHit ? "hit" : "miss") : null,
+      res.durationMs !== undefined ? stat("Duration", duration(res.durationMs)) : null,
+      res.location ? stat("Location", res.location) : null,
+      stat(res.jobId ? "Job" : "Table", jobLink()),
+    ];
+    header.replaceChildren(...items.filter((x): x is HTMLElement => x !== null));
+    const cut = last.truncated && last.nextStartIndex !== undefined;
+    banner.hidden = !cut;
+    if (cut) {
+      const why = last.truncatedBy === "bytes" ? "the server's size limit for one answer" : last.truncatedBy === "rows" ? "the row limit for one answer" : "the server's limits";
+      bannerText.textContent = `Result cut at ${count(table.loaded)} rows by ${why}. `;
+    }
+  };
+
+  more.addEventListener("click", async () => {
+    if (last.nextStartIndex === undefined) return;
+    more.disabled = true;
+    more.textContent = "Loading…";
+    try {
+      const args: Record<string, unknown> = { startIndex: last.nextStartIndex, format: "compact" };
+      if (typeof input.maxRows === "number") args.maxRows = input.maxRows;
+      let name = "get_query_results";
+      if (res.jobId) {
+        args.jobId = res.jobId;
+        if (res.location) args.location = res.location;
+      } else {
+        name = "preview_table";
+        args.table = res.table;
+        if (Array.isArray(input.columns)) args.columns = input.columns;
+      }
+      const r = await app.callServerTool({ name, arguments: args });
+      const page = r.structuredContent as unknown as Rows | undefined;
+      if (r.isError || !page || !Array.isArray(page.rows)) {
+        bannerText.textContent = `Loading more failed: ${r.content?.map((c) => ("text" in c ? c.text : "")).join(" ") ?? "no rows"} `;
+        return;
+      }
+      table.append(asArrays(res.schema, page.rows), page.cutCells);
+      last = page;
+      update();
+      refreshChart();
+    } catch (e) {
+      bannerText.textContent = `Loading more failed: ${String(e)} `;
+    } finally {
+      more.disabled = false;
+      more.textContent = "Load more";
+    }
+  });
+
+  // Table or chart.
+  const p = plan(res.schema);
+  const chartBox = h("div", { class: "chart-wrap", hidden: true });
+  const tabs = h("div", { class: "tabs", role: "group", "aria-label": "View" });
+  const tTable = h("button", { type: "button", "aria-pressed": "true" }, "Table");
+  const tChart = h("button", { type: "button", "aria-pressed": "false" }, p?.kind === "line" ? "Line chart" : "Bar chart");
+  const setView = (c: boolean) => {
+    tTable.setAttribute("aria-pressed", String(!c));
+    tChart.setAttribute("aria-pressed", String(c));
+    chartBox.hidden = !c;
+    table.el.hidden = c;
+    if (c) refreshChart();
+    else table.render(true);
+  };
+  const refreshChart = () => {
+    if (p && !chartBox.hidden) chartBox.replaceChildren(chart(res.schema, table.rowsInOrder(), p));
+  };
+  tTable.addEventListener("click", () => setView(false));
+  tChart.addEventListener("click", () => setView(true));
+  if (p && res.rows.length > 1) tabs.append(tTable, tChart);
+
+  // Copy and download the loaded rows.
+  const names = res.schema.map((c) => c.name);
+  const copyCSV = h("button", { type: "button" }, "Copy CSV");
+  const copyTSV = h("button", { type: "button" }, "Copy TSV");
+  const download = h("button", { type: "button" }, "Download CSV");
+  copyCSV.addEventListener("click", () => copy(delimited(names, table.rowsInOrder(), ","), copyCSV));
+  copyTSV.addEventListener("click", () => copy(delimited(names, table.rowsInOrder(), "\t"), copyTSV));
+  download.addEventListener("click", () => {
+    const csv = delimited(names, table.rowsInOrder(), ",");
+    void app.downloadFile({ contents: [{ type: "resource", resource: { uri: `file:///${res.jobId ?? res.table ?? "result"}.csv`, mimeType: "text/csv", text: csv } }] });
+  });
+  const tools = h("div", { class: "toolbar" }, tabs, h("span", { class: "spring" }), copyCSV, copyTSV, download);
+
+  const notes = [res.warning, res.hint].filter(Boolean).map((t) => h("p", { class: "muted note" }, t as string));
+  root.replaceChildren(header, banner, tools, table.el, chartBox, detail, ...notes);
+  table.append(asArrays(res.schema, res.rows), res.cutCells);
+  update();
+}
+
+function consoleURL(jobId: string, location?: string): string {
+  return `https://console.cloud.google.com/bigquery?j=${encodeURIComponent(`bq:${location ?? "US"}:${jobId}`)}&page=queryresults`;
+}
+
+function openDetail(detail: HTMLElement, title: string, value: unknown, col: Column) {
+  const full = typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const close = h("button", { type: "button", class: "close", "aria-label": "Close" }, "×");
+  const cp = h("button", { type: "button" }, "Copy value");
+  close.addEventListener("click", () => (detail.hidden = true));
+  cp.addEventListener("click", () => copy(full, cp));
+  const body = typeof value === "object" && value !== null ? tree(value) : h("pre", { class: "full" }, full);
+  detail.replaceChildren(h("header", null, h("strong", null, title), " ", h("span", { class: "type" }, typeName(col)), h("span", { class: "spring" }), cp, close), body);
+  detail.hidden = false;
+  detail.scrollIntoView({ block: "nearest" });
+}
+
+// copy writes text to the clipboard, by the async API when the host's
+// sandbox allows it, else through a selected text area.
+async function copy(text: string, button: HTMLButtonElement) {
+  const label = button.textContent;
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    ok = true;
+  } catch {
+    const ta = h("textarea", { class: "offscreen", "aria-hidden": "true" });
+    ta.value = text;
+    document.body.append(ta);
+    ta.select();
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    ta.remove();
+  }
+  button.textContent = ok ? "Copied" : "Copy failed";
+  setTimeout(() => (button.textContent = label), 1500);
+}
+
+function columnTree(cols: Column[], top = true): HTMLElement {
+  const ul = h("ul", { role: top ? "tree" : "group", class: top ? "tree" : undefined, "aria-label": top ? "Columns" : undefined });
+  for (const c of cols) {
+    const line = h("span", { class: "col" }, h("span", { class: "name" }, c.name), " ", h("span", { class: "type" }, c.fields?.length ? (c.mode === "REPEATED" ? "ARRAY<STRUCT>" : "STRUCT") : typeName(c)),
+      c.mode && c.mode !== "NULLABLE" ? h("span", { class: `mode ${c.mode.toLowerCase()}` }, c.mode) : null,
+      c.description ? h("span", { class: "desc" }, c.description) : null);
+    if (c.fields?.length) {
+      const d = h("details", { open: true }, h("summary", null, line), columnTree(c.fields, false));
+      ul.append(h("li", { role: "treeitem", "aria-expanded": "true" }, d));
+      d.addEventListener("toggle", () => d.parentElement?.setAttribute("aria-expanded", String(d.open)));
+    } else {
+      ul.append(h("li", { role: "treeitem" }, line));
+    }
+  }
+  return ul;
+}
+
+function schemaView(s: TableSchema) {
+  const part = s.partitioning
+    ? `${s.partitioning.type}${s.partitioning.field ? ` on ${s.partitioning.field}` : " (ingestion time)"}${s.partitioning.requireFilter ? ", filter required" : ""}`
+    : "none";
+  const items = [
+    stat("Type", s.type),
+    stat("Rows", count(s.numRows)),
+    stat("Size", bytes(s.numBytes)),
+    s.location ? stat("Location", s.location) : null,
+    stat("Partitioning", part),
+    stat("Clustering", s.clustering?.length ? s.clustering.join(", ") : "none"),
+    s.lastModified ? stat("Modified", ago(s.lastModified)) : null,
+    s.created ? stat("Created", s.created.slice(0, 10)) : null,
+    s.expires ? stat("Expires", s.expires.slice(0, 10)) : null,
+  ].filter((x): x is HTMLElement => x !== null);
+  const labels = s.labels && Object.keys(s.labels).length ? h("p", { class: "labels" }, ...Object.entries(s.labels).map(([k, v]) => h("span", { class: "label" }, `${k}: ${v}`))) : null;
+  root.replaceChildren(
+    h("h1", null, s.table),
+    s.description ? h("p", { class: "desc" }, s.description) : null as unknown as Node,
+    h("dl", { class: "stats" }, ...items),
+    ...(labels ? [labels] : []),
+    h("section", { class: "schema" }, columnTree(s.columns)),
+    ...(s.viewQuery ? [h("details", null, h("summary", null, "View SQL"), h("pre", { class: "sql" }, s.viewQuery))] : []),
+    ...[s.hint, s.stale ? `Served from cache (${s.cacheAgeSeconds ?? "?"} s old): BigQuery did not answer.` : ""].filter(Boolean).map((t) => h("p", { class: "muted note" }, t as string)),
+  );
+}
+
+function costView(d: DryRun) {
+  const verdict = !d.valid ? ["bad", "The query is not valid."] : d.wouldExecute ? ["ok", "execute_sql would run it."] : ["bad", "execute_sql would refuse it."];
+  const confirm = /confirm/i.test(d.note ?? "");
+  root.replaceChildren(
+    h("section", { class: "cost" },
+      h("div", { class: "big" }, h("span", { class: "usd" }, usd(d.estimatedCostUSD)), h("span", { class: "muted" }, ` to process ${bytes(d.bytesProcessed)} at $${d.pricePerTiBUSD}/TiB`)),
+      h("dl", { class: "stats" }, stat("Statement", d.statementType || "–"), stat("Bytes", count(d.bytesProcessed)), d.location ? stat("Location", d.location) : stat("Location", "–"),
+        stat("Confirmation", confirm ? "required" : "not needed", confirm ? "warn" : undefined)),
+      h("p", { class: `verdict ${verdict[0]}` }, verdict[1]),
+      d.referencedTables?.length ? h("div", null, h("h2", null, "Tables read"), h("ul", { class: "tables" }, ...d.referencedTables.map((t) => h("li", null, t)))) : null,
+      d.note ? h("p", { class: "muted note" }, d.note) : null,
+      d.schema?.length ? h("details", null, h("summary", null, `Result columns (${d.schema.length}${d.schemaTruncated ? "+" : ""})`), columnTree(d.schema)) : null,
+    ),
+  );
+}
+
+void app.connect().then(() => theme(app.getHostContext()));

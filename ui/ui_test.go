@@ -1,0 +1,73 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestBundleIsCurrent fails when app.html is not what a fresh build of
+// src/ gives with the pinned tools (package-lock.json). It needs Node and
+// `npm ci` here (make clients); without them it skips, unless
+// BQMCP_REQUIRE_CLIENTS is set (CI), where that is a failure.
+func TestBundleIsCurrent(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join("node_modules", "esbuild", "package.json"))
+	}
+	if err != nil {
+		if os.Getenv("BQMCP_REQUIRE_CLIENTS") != "" {
+			t.Fatalf("cannot build the app (BQMCP_REQUIRE_CLIENTS is set): %v; run make clients", err)
+		}
+		t.Skipf("cannot build the app (no node, or no ui/node_modules: make clients): %v", err)
+	}
+	out, err := exec.Command(node, "build.mjs", "--check").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	t.Logf("%s", strings.TrimSpace(string(out)))
+}
+
+// TestBundleIsSelfContained: the app is one HTML file within its size
+// bound that names nothing to load (no external script, style, image or
+// font; no CDN), and has no inline event handler attributes, so it runs
+// under the strictest host CSP with an empty _meta.ui.csp.
+func TestBundleIsSelfContained(t *testing.T) {
+	h := HTML()
+	t.Logf("app.html: %d bytes (bound %d)", len(h), MaxBytes)
+	if len(h) > MaxBytes {
+		t.Errorf("app.html is %d bytes, more than %d", len(h), MaxBytes)
+	}
+	if !strings.HasPrefix(h, "<!doctype html>") {
+		t.Errorf("app.html starts %.40q", h)
+	}
+	// The markup around the one inline script and style.
+	markup := regexp.MustCompile(`(?s)<script>.*?</script>|<style>.*?</style>`).ReplaceAllString(h, "")
+	if n := strings.Count(h, "<script"); n != 1 {
+		t.Errorf("%d script elements, want the one inline script", n)
+	}
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`(?i)<(script|img|link|iframe|object|embed|source|video|audio)\b[^>]*\b(src|href)=`),
+		regexp.MustCompile(`(?i)\son[a-z]+\s*=`),
+		regexp.MustCompile(`(?i)<base\b|<meta[^>]+http-equiv`),
+	} {
+		if m := bad.FindString(markup); m != "" {
+			t.Errorf("app.html markup has %q", m)
+		}
+	}
+	// Styles load nothing either.
+	for _, css := range regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindAllStringSubmatch(h, -1) {
+		if m := regexp.MustCompile(`(?i)@import|url\(\s*['"]?(https?:|//)`).FindString(css[1]); m != "" {
+			t.Errorf("the styles load %q", m)
+		}
+	}
+	// No CDN or package host is named anywhere, script included.
+	for _, host := range []string{"cdn.", "unpkg.com", "jsdelivr", "esm.sh", "googleapis.com", "fonts.g"} {
+		if strings.Contains(h, host) {
+			t.Errorf("app.html names %s", host)
+		}
+	}
+}
