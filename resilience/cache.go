@@ -33,6 +33,9 @@ type CacheConfig struct {
 	// Lookup, when set, is told every lookup's outcome and, for stale
 	// serves, the answer's age.
 	Lookup func(ctx context.Context, result CacheResult, age time.Duration)
+	// Now is the clock that ages answers; nil means time.Now. Tests pass a
+	// fake one, so that an answer goes stale without waiting.
+	Now func() time.Time
 }
 
 // Cache holds metadata answers (dataset lists, table lists, schemas). Fresh
@@ -59,7 +62,11 @@ type cacheEntry struct {
 func NewCache(cfg CacheConfig) *Cache {
 	// No janitor goroutine: expired entries are swept on writes instead, so
 	// the cache owns no goroutine that outlives the server.
-	return &Cache{cfg: cfg, store: gocache.New(cfg.MaxStale, 0), now: time.Now}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Cache{cfg: cfg, store: gocache.New(cfg.MaxStale, 0), now: now}
 }
 
 // Get returns key's value, calling fetch when it is missing or older than

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -62,9 +63,8 @@ func (l *lookups) all() []lookup {
 
 func newTestCache(ttl, maxStale time.Duration) (*Cache, *fakeClock, *lookups) {
 	l := &lookups{}
-	c := NewCache(CacheConfig{TTL: ttl, MaxStale: maxStale, Lookup: l.hook})
 	clk := &fakeClock{t: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
-	c.now = clk.Now
+	c := NewCache(CacheConfig{TTL: ttl, MaxStale: maxStale, Lookup: l.hook, Now: clk.Now})
 	return c, clk, l
 }
 
@@ -168,59 +168,54 @@ func TestCacheZeroTTLAlwaysFetchesButKeepsStaleFallback(t *testing.T) {
 	}
 }
 
+// Concurrent misses for one key make one fetch, and every caller gets its
+// answer. The test runs in a synctest bubble so that it knows when every
+// caller is waiting on the fetch: only then is the fetch let go.
 func TestCacheConcurrentMissesMakeOneFetch(t *testing.T) {
-	c, _, l := newTestCache(testTTL, testMaxStale)
-	const callers = 50
-	var calls atomic.Int32
-	started := make(chan struct{})
-	release := make(chan struct{})
-	fetch := func(context.Context) (any, error) {
-		if calls.Add(1) == 1 {
-			close(started)
+	synctest.Test(t, func(t *testing.T) {
+		c, _, l := newTestCache(testTTL, testMaxStale)
+		const callers = 50
+		var calls atomic.Int32
+		release := make(chan struct{})
+		fetch := func(context.Context) (any, error) {
+			calls.Add(1)
+			<-release
+			return "schema", nil
 		}
-		<-release
-		return "schema", nil
-	}
-	var wg sync.WaitGroup
-	results := make(chan any, callers)
-	for range callers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v, _, err := c.Get(context.Background(), "schema:p.d.t", fetch)
-			if err != nil {
-				t.Error(err)
+		var wg sync.WaitGroup
+		results := make(chan any, callers)
+		for range callers {
+			wg.Go(func() {
+				v, _, err := c.Get(context.Background(), "schema:p.d.t", fetch)
+				if err != nil {
+					t.Error(err)
+				}
+				results <- v
+			})
+		}
+		synctest.Wait() // every caller is blocked: on the fetch, or waiting for it
+		close(release)
+		wg.Wait()
+		close(results)
+		for v := range results {
+			if v != "schema" {
+				t.Fatalf("a caller got %v", v)
 			}
-			results <- v
-		}()
-	}
-	<-started
-	time.Sleep(20 * time.Millisecond) // let the other callers join the fetch
-	close(release)
-	wg.Wait()
-	close(results)
-	for v := range results {
-		if v != "schema" {
-			t.Fatalf("a caller got %v", v)
 		}
-	}
-	if calls.Load() != 1 {
-		t.Fatalf("fetch called %d times for %d concurrent misses, want 1", calls.Load(), callers)
-	}
-	var hits, misses int
-	for _, lk := range l.all() {
-		switch lk.result {
-		case CacheHit:
-			hits++
-		case CacheMiss:
+		if calls.Load() != 1 {
+			t.Fatalf("fetch called %d times for %d concurrent misses, want 1", calls.Load(), callers)
+		}
+		var misses int
+		for _, lk := range l.all() {
+			if lk.result != CacheMiss {
+				t.Errorf("lookup %v, want every caller to miss and share the one fetch", lk)
+			}
 			misses++
-		default:
-			t.Errorf("unexpected lookup %v", lk)
 		}
-	}
-	if hits+misses != callers || misses < 1 {
-		t.Errorf("%d hits and %d misses for %d callers", hits, misses, callers)
-	}
+		if misses != callers {
+			t.Errorf("%d misses for %d callers", misses, callers)
+		}
+	})
 }
 
 func TestCacheServesStaleWhenRefreshFails(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/failsafe-go/failsafe-go/circuitbreaker"
@@ -102,8 +103,13 @@ func openBreaker(t *testing.T, e *Executor, scope string) {
 	}
 }
 
-// waitOpenDuration waits until an open breaker lets a probe through.
-func waitOpenDuration() { time.Sleep(testOpen + 10*time.Millisecond) }
+// waitOpenDuration waits until an open breaker lets a probe through. The
+// breaker reads failsafe-go's clock, which a caller cannot replace, so the
+// tests that wait run in a synctest bubble, where this sleep passes on the
+// bubble's fake clock at once. TestBreakerChangedHookMayReadStates alone
+// waits on the real clock: in a bubble a deadlock on a mutex would stop its
+// fake clock, and its timeout would never fire.
+func waitOpenDuration() { time.Sleep(testOpen) }
 
 // ---- configuration ----
 
@@ -383,6 +389,10 @@ func TestCancelledContextBeforeDo(t *testing.T) {
 }
 
 func TestCancelledCallerIsNotAHalfOpenProbe(t *testing.T) {
+	synctest.Test(t, testCancelledCallerIsNotAHalfOpenProbe)
+}
+
+func testCancelledCallerIsNotAHalfOpenProbe(t *testing.T) {
 	e := newTestExecutor(t, testConfig(1), Hooks{})
 	openBreaker(t, e, "p")
 	waitOpenDuration()
@@ -545,7 +555,9 @@ func TestRetryAfterPreservedOnExhaustion(t *testing.T) {
 
 type ctxKey struct{}
 
-func TestHooksGetTheirArguments(t *testing.T) {
+func TestHooksGetTheirArguments(t *testing.T) { synctest.Test(t, testHooksGetTheirArguments) }
+
+func testHooksGetTheirArguments(t *testing.T) {
 	type attempt struct {
 		op  Operation
 		n   int
@@ -798,6 +810,10 @@ func TestOpenBreakerFailsFast(t *testing.T) {
 }
 
 func TestBreakerHalfOpenProbeClosesAfterSuccesses(t *testing.T) {
+	synctest.Test(t, testBreakerHalfOpenProbeClosesAfterSuccesses)
+}
+
+func testBreakerHalfOpenProbeClosesAfterSuccesses(t *testing.T) {
 	e := newTestExecutor(t, testConfig(3), Hooks{})
 	openBreaker(t, e, "p")
 	waitOpenDuration()
@@ -820,6 +836,10 @@ func TestBreakerHalfOpenProbeClosesAfterSuccesses(t *testing.T) {
 }
 
 func TestBreakerReopensOnHalfOpenFailure(t *testing.T) {
+	synctest.Test(t, testBreakerReopensOnHalfOpenFailure)
+}
+
+func testBreakerReopensOnHalfOpenFailure(t *testing.T) {
 	e := newTestExecutor(t, testConfig(1), Hooks{})
 	openBreaker(t, e, "p")
 	waitOpenDuration()
@@ -1007,6 +1027,10 @@ func BenchmarkDoSuccess(b *testing.B) {
 // A panicking fn (recovered by the server's middleware) must give its
 // breaker permit back, or a half-open breaker would refuse every later call.
 func TestPanickingProbeDoesNotWedgeBreaker(t *testing.T) {
+	synctest.Test(t, testPanickingProbeDoesNotWedgeBreaker)
+}
+
+func testPanickingProbeDoesNotWedgeBreaker(t *testing.T) {
 	e := newTestExecutor(t, testConfig(1), Hooks{})
 	openBreaker(t, e, "p")
 	waitOpenDuration()

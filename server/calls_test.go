@@ -25,7 +25,11 @@ func TestShedFailsFastBeyondTheLimit(t *testing.T) {
 		<-release
 		return "done", nil
 	})
-	go slow(context.Background(), &mcp.CallToolRequest{})
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		slow(context.Background(), &mcp.CallToolRequest{})
+	}()
 	<-entered
 	start := time.Now()
 	_, err := slow(context.Background(), &mcp.CallToolRequest{})
@@ -41,7 +45,7 @@ func TestShedFailsFastBeyondTheLimit(t *testing.T) {
 		t.Errorf("health shed: %v", err)
 	}
 	close(release)
-	time.Sleep(20 * time.Millisecond)
+	<-first // its slot is free once it has returned
 	if out, err := slow(context.Background(), &mcp.CallToolRequest{}); err != nil || out != "done" {
 		t.Errorf("after the slot freed: %v %v", out, err)
 	}

@@ -85,6 +85,54 @@ func (c *rawClient) initialize() {
 	c.send(nil, "notifications/initialized", map[string]any{})
 }
 
+// settleTransport tells settled the ID of every response once the
+// connection under it has taken it: written, or dropped by
+// SuppressCancelled.
+type settleTransport struct {
+	mcp.Transport
+	settled chan<- jsonrpc.ID
+}
+
+func (t settleTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return settleConn{c, t.settled}, nil
+}
+
+type settleConn struct {
+	mcp.Connection
+	settled chan<- jsonrpc.ID
+}
+
+func (c settleConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, msg)
+	if r, ok := msg.(*jsonrpc.Response); ok {
+		c.settled <- r.ID
+	}
+	return err
+}
+
+// waitSettled waits until the response to request id has been settled.
+func waitSettled(t *testing.T, settled <-chan jsonrpc.ID, id float64) {
+	t.Helper()
+	want, err := jsonrpc.MakeID(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case got := <-settled:
+			if got == want {
+				return
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the response to request %v was never settled", id)
+		}
+	}
+}
+
 // slowServer has one tool that runs until its context is cancelled and
 // then fails (as a query whose job was cancelled does).
 func slowServer(started chan<- struct{}, cancelled chan<- struct{}) *mcp.Server {
@@ -114,7 +162,10 @@ func TestCancelledRequestGetsNoResponse(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
-			rc := newRawClient(t, slowServer(started, cancelled), c.wrap)
+			settled := make(chan jsonrpc.ID, 16)
+			rc := newRawClient(t, slowServer(started, cancelled), func(tr mcp.Transport) mcp.Transport {
+				return settleTransport{c.wrap(tr), settled}
+			})
 			rc.initialize()
 			rc.send(float64(7), "tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}})
 			<-started
@@ -126,10 +177,17 @@ func TestCancelledRequestGetsNoResponse(t *testing.T) {
 			}
 			// A later request, reusing the cancelled one's ID once it is
 			// settled, is answered.
-			time.Sleep(100 * time.Millisecond)
+			waitSettled(t, settled, 7)
 			rc.send(float64(7), "ping", map[string]any{})
+			// Messages arrive in the order they were written: the
+			// cancelled call's response, if it was sent, and then the
+			// ping's, whose result is empty.
 			var got []*jsonrpc.Response
-			for m := rc.next(time.Second); m != nil; m = rc.next(300 * time.Millisecond) {
+			for len(got) == 0 || string(got[len(got)-1].Result) != "{}" {
+				m := rc.next(5 * time.Second)
+				if m == nil {
+					t.Fatalf("no answer to the ping; responses so far: %+v", got)
+				}
 				if r, ok := m.(*jsonrpc.Response); ok {
 					got = append(got, r)
 				}

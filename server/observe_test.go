@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,9 +21,10 @@ import (
 // cache: what each package reports reaches telemetry as the right metric,
 // span and log line.
 
-// breakerOpenFor is long enough that the breaker is still open at step 3
-// on a loaded machine under -race (50 ms was not), and short enough to
-// wait out at step 4.
+// breakerOpenFor is how long a test breaker stays open. The breaker's
+// clock is failsafe-go's own, which a caller cannot replace; the tests that
+// wait it out run in a synctest bubble, where time.Sleep advances a fake
+// clock that the breaker reads too.
 const breakerOpenFor = 500 * time.Millisecond
 
 func testExecutor(t *testing.T, hooks resilience.Hooks) *resilience.Executor {
@@ -48,7 +50,9 @@ func unavailable() error {
 // Scripted through the real executor: an operation that fails twice and
 // then succeeds, one that exhausts its attempts and opens the breaker, a
 // call the open breaker rejects, and a probe that closes it again.
-func TestResilienceHooks(t *testing.T) {
+func TestResilienceHooks(t *testing.T) { synctest.Test(t, testResilienceHooks) }
+
+func testResilienceHooks(t *testing.T) {
 	f := newFixture(t)
 	exec := testExecutor(t, resilienceHooks(f.tel, &clientLog{}))
 	f.tel.ObserveBreakers(breakerStates(exec))
@@ -89,8 +93,9 @@ func TestResilienceHooks(t *testing.T) {
 		t.Fatalf("call while open returned %v", err)
 	}
 
-	// 4. after the open duration a probe succeeds: open -> half-open -> closed.
-	time.Sleep(breakerOpenFor + 20*time.Millisecond)
+	// 4. after the open duration (on the bubble's clock) a probe succeeds:
+	// open -> half-open -> closed.
+	time.Sleep(breakerOpenFor)
 	if err := exec.Do(context.Background(), resilience.Metadata, "proj-a", func(context.Context) error { return nil }); err != nil {
 		t.Fatalf("probe: %v", err)
 	}
@@ -289,11 +294,12 @@ func TestCacheLookup(t *testing.T) {
 
 	// And through the real cache: a miss, then a stale serve when the
 	// refresh fails for a transient reason.
-	cache := resilience.NewCache(resilience.CacheConfig{TTL: time.Millisecond, MaxStale: time.Hour, Lookup: lookup})
+	now := time.Now()
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: time.Minute, MaxStale: time.Hour, Lookup: lookup, Now: func() time.Time { return now }})
 	if _, _, err := cache.Get(ctx, "k", func(context.Context) (any, error) { return "v", nil }); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(5 * time.Millisecond)
+	now = now.Add(2 * time.Minute)
 	v, fr, err := cache.Get(ctx, "k", func(context.Context) (any, error) { return nil, bqerr.New(bqerr.Unavailable, "down") })
 	if err != nil || v != "v" || !fr.Stale {
 		t.Fatalf("stale serve: %v %+v %v", v, fr, err)
@@ -307,7 +313,7 @@ func TestCacheLookup(t *testing.T) {
 	})
 	ages := hists(t, get(t, ms, observability.MetricCacheStaleAge, "s"))
 	dp, ok := ages[attrs()]
-	if !ok || len(ages) != 1 || dp.Count != 3 || dp.Sum < 90+1800 || dp.Sum > 90+1800+60 {
+	if !ok || len(ages) != 1 || dp.Count != 3 || dp.Sum != 90+1800+120 {
 		t.Errorf("stale ages = %+v", ages)
 	}
 	if max, _ := dp.Max.Value(); max != 1800 {

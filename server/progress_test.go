@@ -88,6 +88,24 @@ func (l *progressLog) all() []*mcp.ProgressNotificationParams {
 	return append([]*mcp.ProgressNotificationParams(nil), l.got...)
 }
 
+// drain returns once the clients of s have handled every notification s
+// sent them so far. A client handles notifications one at a time in the
+// order they came, and a request only after them; a tool's result is a
+// response, which skips that queue, so the client can hold the result
+// before its handlers saw the notifications sent ahead of it. A ping from
+// the server goes through the queue: when its answer is back, everything
+// before it was handled.
+func drain(t *testing.T, s *mcp.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for ss := range s.Sessions() {
+		if err := ss.Ping(ctx, nil); err != nil {
+			t.Fatalf("ping the client: %v", err)
+		}
+	}
+}
+
 // A client that sends a progressToken with execute_sql hears of the running
 // job while the call waits for it, on both protocol eras; a call without a
 // token hears nothing.
@@ -120,7 +138,7 @@ func TestProgressNotificationsWhileQueryRuns(t *testing.T) {
 			if text, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(text), `"jobComplete":false`) {
 				t.Fatalf("execute_sql without token = %s, want jobComplete false while the job runs", text)
 			}
-			time.Sleep(100 * time.Millisecond)
+			drain(t, b.MCP)
 			if got := log.all(); len(got) != 0 {
 				t.Fatalf("%d progress notifications for a call without a progressToken", len(got))
 			}
@@ -139,12 +157,7 @@ func TestProgressNotificationsWhileQueryRuns(t *testing.T) {
 			if !strings.Contains(string(text), `"jobComplete":true`) || !strings.Contains(string(text), "42") {
 				t.Errorf("result %s, want the finished job's row", text)
 			}
-			// Notifications are sent before the result; allow the
-			// client a moment to dispatch them.
-			deadline := time.Now().Add(2 * time.Second)
-			for len(log.all()) == 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			drain(t, b.MCP)
 			got := log.all()
 			if len(got) == 0 {
 				t.Fatal("no notifications/progress reached the client that sent a progressToken")
