@@ -14,6 +14,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
 // dryRunResult is what a dry run says of a statement: the client's
@@ -97,7 +98,7 @@ func planOf(js *bq.JobStatistics) (*dryRunResult, error) {
 		out.TotalBytesProcessed = qs.TotalBytesProcessed
 	}
 	if qs.Schema != nil {
-		schema, err := schemaOf(qs.Schema)
+		schema, err := rows.SchemaFromREST(qs.Schema)
 		if err != nil {
 			return nil, err
 		}

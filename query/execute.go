@@ -12,6 +12,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
@@ -46,7 +47,7 @@ type ExecuteOutput struct {
 	// Rows are arrays of values in schema order (Format compact) or
 	// objects keyed by column name, in column order (Format objects).
 	Rows   []json.RawMessage `json:"rows"`
-	Format Format            `json:"format,omitempty"`
+	Format rows.Format       `json:"format,omitempty"`
 	// RowCount is how many rows this result holds; TotalRows how many the
 	// query produced.
 	RowCount  int    `json:"rowCount"`
@@ -59,7 +60,7 @@ type ExecuteOutput struct {
 	TruncatedBy string `json:"truncatedBy,omitempty"`
 	// CutCells lists the values of the first row that were shortened
 	// because that row alone passed the byte cap.
-	CutCells []CutCell `json:"cutCells,omitempty" jsonschema:"Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest."`
+	CutCells []rows.CutCell `json:"cutCells,omitempty" jsonschema:"Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest."`
 	// NextStartIndex is the row to continue from with get_query_results.
 	NextStartIndex uint64 `json:"nextStartIndex,omitempty"`
 	BytesProcessed int64  `json:"bytesProcessed"`
@@ -78,7 +79,7 @@ type ExecuteOutput struct {
 
 // request is a validated query request.
 type request struct {
-	format Format
+	format rows.Format
 	sql    string
 	// text is sql lexed and read once, for every check before the job.
 	text           *sqltext.Text
@@ -154,7 +155,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	case in.TimeoutSeconds > 0:
 		r.timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	}
-	if r.format, err = ParseFormat(in.Format); err != nil {
+	if r.format, err = rows.ParseFormat(in.Format); err != nil {
 		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
 	if r.wait, err = s.waitFor(in.WaitSeconds); err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
 // GetResultsInput is get_query_results' input.
@@ -40,7 +41,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
 	}
-	format, err := ParseFormat(in.Format)
+	format, err := rows.ParseFormat(in.Format)
 	if err != nil {
 		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
@@ -90,106 +91,75 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	return out, nil
 }
 
-// collect encodes the rows of first (the page that came with the finished
-// job, starting at row start), then reads further pages with
-// getQueryResults only while fewer than maxRows rows are in hand and the
-// byte cap leaves room. It stops early when the encoded rows would pass the
-// server's byte cap, so one wide row cannot flood the agent's context; a
-// first row that alone passes the cap has its largest values cut (FitRow),
-// and the result says so.
+// collect reads the result into out: the rows of first (the page that came
+// with the finished job, starting at row start), then further pages from
+// getQueryResults while the rows.Page wants more, so one wide row cannot
+// flood the agent's context (rows.Page.Fill says how rows are capped and
+// cut).
 //
 // A failed page is retried under op's policy, from its own page token, so
 // rows are never read twice. When pages keep failing after some rows
 // arrived, those rows are returned marked incomplete, with where to resume,
 // rather than thrown away.
 func (s *Service) collect(ctx context.Context, op resilience.Operation, first *page, start uint64, maxRows int, out *ExecuteOutput) error {
-	out.Rows = []json.RawMessage{}
-	schema, err := schemaOf(first.schema)
+	schema, err := rows.SchemaFromREST(first.schema)
 	if err != nil {
 		return bqerr.New(bqerr.Internal, "the result schema could not be read").WithCause(err)
 	}
 	out.Schema, out.TotalRows = bqtype.Columns(schema), first.totalRows
-	size, byteCut := 0, false
-	p := first
-	for {
-		for _, tr := range p.rows {
-			if len(out.Rows) >= maxRows {
-				break
-			}
-			row, err := rowValues(schema, tr)
-			if err != nil {
-				return bqerr.New(bqerr.Internal, "a result row could not be read").WithCause(err)
-			}
-			enc, err := EncodeRowAs(schema, row, out.Format)
-			if err != nil {
-				return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
-			}
-			if size+len(enc)+1 > s.cfg.MaxResultBytes {
-				if len(out.Rows) > 0 {
-					byteCut = true
-					break
+	pg := rows.NewPage(out.Format, maxRows, s.cfg.MaxResultBytes)
+	var fetchErr error
+	err = pg.Fill(func(yield func(rows.Row, error) bool) {
+		for p := first; ; {
+			for _, tr := range p.rows {
+				vals, err := rows.ValuesFromREST(schema, tr)
+				if err != nil {
+					yield(rows.Row{}, bqerr.New(bqerr.Internal, "a result row could not be read").WithCause(err))
+					return
 				}
-				// The row alone passes the cap and no later page can
-				// hold it: cut its largest values instead.
-				if enc, out.CutCells, err = FitRow(schema, row, s.cfg.MaxResultBytes-1, 0, out.Format); err != nil {
-					return bqerr.New(bqerr.Internal, "a result row could not be encoded").WithCause(err)
+				if !yield(rows.Row{Schema: schema, Values: vals}, nil) {
+					return
 				}
 			}
-			size += len(enc) + 1
-			out.Rows = append(out.Rows, enc)
+			if p.token == "" || len(p.rows) == 0 {
+				return
+			}
+			if p, fetchErr = s.results(ctx, op, p.job, 0, p.token, maxRows-pg.Len(), 0); fetchErr != nil {
+				return
+			}
 		}
-		if byteCut || len(out.Rows) >= maxRows || p.token == "" || len(p.rows) == 0 {
-			break
-		}
-		next, err := s.results(ctx, op, p.job, 0, p.token, maxRows-len(out.Rows), 0)
-		if err != nil {
-			return s.partial(ctx, err, first.job, start, out)
-		}
-		p = next
+	})
+	if err != nil {
+		return err
 	}
-	out.RowCount = len(out.Rows)
-	if next := start + uint64(out.RowCount); next < out.TotalRows {
-		out.Truncated = true
-		out.NextStartIndex = next
-		out.TruncatedBy = "maxRows"
-		if byteCut {
-			out.TruncatedBy = "maxResultBytes"
-		}
+	if fetchErr != nil {
+		return s.partial(ctx, fetchErr, first.job, start, pg, out)
 	}
-	s.noteCuts(out)
+	s.put(out, pg.Result(start, out.TotalRows))
 	return nil
+}
+
+// put copies a page's rows and what cut them into out.
+func (s *Service) put(out *ExecuteOutput, r rows.Result) {
+	out.Rows, out.RowCount, out.CutCells = r.Rows, r.RowCount, r.CutCells
+	out.Truncated, out.TruncatedBy, out.NextStartIndex = r.Truncated, r.TruncatedBy, r.NextStartIndex
+	out.Warning = strings.TrimSpace(out.Warning + " " + r.Warning)
 }
 
 // partial turns a page that kept failing into an incomplete result when
 // rows already arrived; with no rows, or when the client gave up, it is the
 // call's error.
-func (s *Service) partial(ctx context.Context, err error, job jobHandle, start uint64, out *ExecuteOutput) error {
-	out.RowCount = len(out.Rows)
-	if out.RowCount == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
+func (s *Service) partial(ctx context.Context, err error, job jobHandle, start uint64, pg *rows.Page, out *ExecuteOutput) error {
+	if pg.Len() == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return err
 	}
-	next := start + uint64(out.RowCount)
+	next := start + uint64(pg.Len())
 	e := bqerr.From(err)
-	out.Incomplete = true
-	out.NextStartIndex = next
 	out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
-		out.RowCount, e.Code, e.Message, job.id, next)
-	s.log.WarnContext(ctx, "partial results", "job_id", job.id, "rows", out.RowCount, "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
-	s.noteCuts(out)
+		pg.Len(), e.Code, e.Message, job.id, next)
+	s.log.WarnContext(ctx, "partial results", "job_id", job.id, "rows", pg.Len(), "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
+	// Read as a whole result ending here: only cut values truncate it.
+	s.put(out, pg.Result(start, next))
+	out.Incomplete, out.NextStartIndex = true, next
 	return nil
-}
-
-// noteCuts marks a result whose values were shortened, and tells the agent
-// how to read them whole.
-func (s *Service) noteCuts(out *ExecuteOutput) {
-	if len(out.CutCells) == 0 {
-		return
-	}
-	out.Truncated = true
-	if out.TruncatedBy == "" {
-		out.TruncatedBy = "cellBytes"
-	}
-	c := out.CutCells[0]
-	out.Warning = strings.TrimSpace(out.Warning + fmt.Sprintf(" The first row passed the server's limit of %d bytes per result, so %d value(s) were shortened (column %s: %d of %d bytes kept); cutCells lists them. Select part of a long value with SUBSTR, or fewer columns, to read the rest.",
-		s.cfg.MaxResultBytes, len(out.CutCells), c.Column, c.KeptBytes, c.Bytes))
 }

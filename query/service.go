@@ -3,16 +3,14 @@
 // meaning within a size an agent can read.
 //
 // One file per tool: execute.go (execute_sql), dryrun.go (dry_run_sql),
-// results.go (get_query_results, and the row reading execute_sql shares),
+// results.go (get_query_results, and the result pages execute_sql shares),
 // jobs.go (get_job, cancel_job), usage.go (usage). Around them: owner.go
 // (who may read which job) and settle.go (budgets as reservations, and
 // following jobs that outlive their call); fast.go (jobs.query, polling a
 // long job, progress reports; progress.go carries the reporter), rest.go
-// (REST wire types to the client's), guard.go, verdict.go and readonly.go
+// (parameters in REST wire types), guard.go, verdict.go and readonly.go
 // (the read-only gate, its verdict cache and its SQL lexer), params.go (typed
-// parameters),
-// encode.go and encode_scalar.go (rows to JSON), cells.go (cutting a row
-// that alone passes the byte cap), location.go (where jobs run, and finding
+// parameters), location.go (where jobs run, and finding
 // a job in any region), and this file (configuration, and what
 // happens to a job whose caller stopped waiting).
 package query

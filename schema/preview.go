@@ -16,8 +16,8 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
-	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
 // RowLimits bound a preview the way execute_sql's results are bounded.
@@ -55,7 +55,10 @@ type PreviewOutput struct {
 	// CutCells lists the first row's values shortened because that row
 	// alone passed the byte cap (TruncatedBy cellBytes when nothing else
 	// was cut).
-	CutCells []query.CutCell `json:"cutCells,omitempty"`
+	CutCells []rows.CutCell `json:"cutCells,omitempty"`
+	// Warning says what was cut and how to read it whole, as execute_sql's
+	// does.
+	Warning string `json:"warning,omitempty"`
 }
 
 // SetRowLimits sets the row and byte caps previews share with execute_sql.
@@ -73,9 +76,9 @@ func (s *Service) SetRowLimits(l RowLimits) {
 }
 
 // Preview reads a table's rows from startIndex with tabledata.list: free,
-// and capped by rows and bytes like a query result.
+// and capped by rows and bytes like a query result (rows.Page).
 func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput, error) {
-	format, err := query.ParseFormat(in.Format)
+	format, err := rows.ParseFormat(in.Format)
 	if err != nil {
 		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
@@ -96,59 +99,39 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 	if err != nil {
 		return nil, err
 	}
-	out := &PreviewOutput{Table: full.Table, Schema: cols, Rows: []json.RawMessage{}}
-	size, byteCut := 0, false
+	out := &PreviewOutput{Table: full.Table, Schema: cols}
+	pg := rows.NewPage(format, maxRows, lim.MaxBytes)
+	// A retried attempt goes on from the rows already in the page.
 	err = s.exec.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
 		it := s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Read(ctx)
-		it.StartIndex = in.StartIndex + uint64(len(out.Rows))
-		it.PageInfo().MaxSize = min(maxRows-len(out.Rows)+1, 10000)
-		var row []bigquery.Value
-		for len(out.Rows) < maxRows {
-			err := it.Next(&row)
-			if errors.Is(err, iterator.Done) {
-				break
-			}
-			if err != nil {
-				return err
-			}
-			out.TotalRows = it.TotalRows
-			sch, vals := project(it.Schema, row, pick)
-			enc, err := query.EncodeRowAs(sch, vals, format)
-			if err != nil {
-				return bqerr.New(bqerr.Internal, "a row could not be encoded").WithCause(err)
-			}
-			if size+len(enc)+1 > lim.MaxBytes {
-				if len(out.Rows) > 0 {
-					byteCut = true
-					break
+		it.StartIndex = in.StartIndex + uint64(pg.Len())
+		it.PageInfo().MaxSize = min(maxRows-pg.Len()+1, 10000)
+		err := pg.Fill(func(yield func(rows.Row, error) bool) {
+			for {
+				var row []bigquery.Value
+				err := it.Next(&row)
+				if errors.Is(err, iterator.Done) {
+					return
 				}
-				// The row alone passes the cap: cut its largest values.
-				if enc, out.CutCells, err = query.FitRow(sch, vals, lim.MaxBytes-1, 0, format); err != nil {
-					return bqerr.New(bqerr.Internal, "a row could not be encoded").WithCause(err)
+				if err != nil {
+					yield(rows.Row{}, err)
+					return
+				}
+				sch, vals := project(it.Schema, row, pick)
+				if !yield(rows.Row{Schema: sch, Values: vals}, nil) {
+					return
 				}
 			}
-			size += len(enc) + 1
-			out.Rows = append(out.Rows, enc)
-		}
+		})
 		out.TotalRows = it.TotalRows
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, bqerr.From(err)
 	}
-	out.RowCount = len(out.Rows)
-	if next := in.StartIndex + uint64(out.RowCount); next < out.TotalRows {
-		out.Truncated, out.NextStartIndex, out.TruncatedBy = true, next, "maxRows"
-		if byteCut {
-			out.TruncatedBy = "maxResultBytes"
-		}
-	}
-	if len(out.CutCells) > 0 {
-		out.Truncated = true
-		if out.TruncatedBy == "" {
-			out.TruncatedBy = "cellBytes"
-		}
-	}
+	r := pg.Result(in.StartIndex, out.TotalRows)
+	out.Rows, out.RowCount, out.CutCells, out.Warning = r.Rows, r.RowCount, r.CutCells, r.Warning
+	out.Truncated, out.TruncatedBy, out.NextStartIndex = r.Truncated, r.TruncatedBy, r.NextStartIndex
 	return out, nil
 }
 

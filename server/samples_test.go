@@ -8,6 +8,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
@@ -20,10 +21,10 @@ func toolSamples() map[string]any {
 		{Name: "total", Type: bigquery.NumericFieldType},
 		{Name: "status", Type: bigquery.StringFieldType},
 	}
-	rows := func(f query.Format, vals ...[]bigquery.Value) []json.RawMessage {
+	encode := func(f rows.Format, vals ...[]bigquery.Value) []json.RawMessage {
 		out := []json.RawMessage{}
 		for _, v := range vals {
-			enc, err := query.EncodeRowAs(rowSchema, v, f)
+			enc, err := rows.Encode(rowSchema, v, f)
 			if err != nil {
 				panic(err)
 			}
@@ -41,10 +42,10 @@ func toolSamples() map[string]any {
 			Hint: "Cut to fit 6000 bytes: column descriptions left out to fit (includeDescriptions with fewer columns to read them whole); 2 of 100 columns shown (ask for the others by name or pattern in columns, e.g. [\"status\"])."},
 		"search_columns": &schema.SearchOutput{Project: "demo-project", Method: "metadata", DatasetsScanned: 2, TablesScanned: 4,
 			Matches: []schema.ColumnMatch{{Table: "shop.customers", Column: "customer_id", Type: "INT64"}, {Table: "shop.orders", Column: "customer_id", Type: "INT64", Description: "Who ordered"}}},
-		"preview_table": &schema.PreviewOutput{Table: "demo-project.shop.orders", Schema: cols, Rows: rows(query.FormatCompact, r1, r2),
+		"preview_table": &schema.PreviewOutput{Table: "demo-project.shop.orders", Schema: cols, Rows: encode(rows.FormatCompact, r1, r2),
 			RowCount: 2, TotalRows: 5, Truncated: true, TruncatedBy: "maxRows", NextStartIndex: 2},
 		"execute_sql": &query.ExecuteOutput{JobID: "bqmcp_3f2a", Location: "US", StatementType: "SELECT", Schema: cols,
-			Rows: rows(query.FormatCompact, r1, r2), Format: query.FormatCompact, RowCount: 2, TotalRows: 2, JobComplete: true, State: "DONE",
+			Rows: encode(rows.FormatCompact, r1, r2), Format: rows.FormatCompact, RowCount: 2, TotalRows: 2, JobComplete: true, State: "DONE",
 			BytesProcessed: 10485760, BytesBilled: 10485760, DurationMs: 412},
 	}
 }

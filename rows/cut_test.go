@@ -1,7 +1,6 @@
-package query
+package rows
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"math/rand/v2"
@@ -12,10 +11,10 @@ import (
 	"cloud.google.com/go/bigquery"
 )
 
-// TestFitRowCutsTheLargestCells: a row with two 2 MB strings fits a 256 KiB
+// TestFitCutsTheLargestCells: a row with two 2 MB strings fits a 256 KiB
 // budget; the small columns stay whole, the two strings keep equal prefixes,
 // and both cuts are reported with their full size.
-func TestFitRowCutsTheLargestCells(t *testing.T) {
+func TestFitCutsTheLargestCells(t *testing.T) {
 	const budget = 256 << 10
 	big := strings.Repeat("x", 2<<20)
 	schema := bigquery.Schema{
@@ -25,7 +24,7 @@ func TestFitRowCutsTheLargestCells(t *testing.T) {
 		{Name: "note", Type: bigquery.StringFieldType},
 	}
 	row := []bigquery.Value{int64(7), big, big, "short"}
-	enc, cuts, err := FitRow(schema, row, budget, 0, FormatObjects)
+	enc, cuts, err := Fit(schema, row, budget, 0, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,11 +48,11 @@ func TestFitRowCutsTheLargestCells(t *testing.T) {
 	}
 }
 
-// TestFitRowOtherTypes: BYTES keep a prefix that is still valid base64,
+// TestFitOtherTypes: BYTES keep a prefix that is still valid base64,
 // values that cannot be cut meaningfully (JSON, STRUCT, ARRAY) become null,
 // anonymous columns are named as the row names them, and escaping or
 // multi-byte text never pushes the row past the budget.
-func TestFitRowOtherTypes(t *testing.T) {
+func TestFitOtherTypes(t *testing.T) {
 	const budget = 4096
 	blob := make([]byte, 100_000)
 	for i := range blob {
@@ -77,7 +76,7 @@ func TestFitRowOtherTypes(t *testing.T) {
 		strings.Repeat("a", 50_000),
 		strings.Repeat("b", 50_000),
 	}
-	enc, cuts, err := FitRow(schema, row, budget, 3, FormatObjects)
+	enc, cuts, err := Fit(schema, row, budget, 3, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,49 +144,5 @@ func TestStringPrefixFitsEncoding(t *testing.T) {
 				t.Fatalf("stringPrefix(%q, %d) = %q, but one more character still fits (%d bytes)", s, limit, p, n)
 			}
 		}
-	}
-}
-
-// TestExecuteCutsAnOversizedFirstRow: through the real client, a first row
-// with two strings each larger than max-result-bytes no longer comes back
-// whole and untruncated; the payload stays near max-result-bytes and says
-// what was cut.
-func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
-	fake := newFakeBigQuery(t, func(int, int) bool { return false })
-	fake.wide = strings.Repeat("w", 512<<10)
-	s := newPartialService(t, fake)
-	s.cfg.MaxResultBytes = 64 << 10
-
-	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n, body, title FROM t", MaxRows: 10, Format: "objects"})
-	if err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	if out.RowCount != 1 || !out.Truncated || out.TruncatedBy != "maxResultBytes" || out.NextStartIndex != 1 {
-		t.Errorf("RowCount, Truncated, TruncatedBy, NextStartIndex = %d, %v, %q, %d; want 1, true, maxResultBytes, 1",
-			out.RowCount, out.Truncated, out.TruncatedBy, out.NextStartIndex)
-	}
-	if len(out.CutCells) != 2 || out.CutCells[0].Column != "body" || out.CutCells[0].Bytes != 512<<10 || out.CutCells[1].Column != "title" {
-		t.Errorf("CutCells = %+v, want body and title of 524288 bytes", out.CutCells)
-	}
-	if !strings.Contains(out.Warning, "cutCells") || !strings.Contains(out.Warning, "SUBSTR") {
-		t.Errorf("Warning = %q, want it to point at cutCells and SUBSTR", out.Warning)
-	}
-	payload, err := json.Marshal(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(payload) > s.cfg.MaxResultBytes+2048 {
-		t.Errorf("payload is %d bytes, want near max-result-bytes (%d)", len(payload), s.cfg.MaxResultBytes)
-	}
-	t.Logf("payload %d bytes for max-result-bytes %d; cut cells %+v", len(payload), s.cfg.MaxResultBytes, out.CutCells)
-
-	// The last row alone: every row is there, only its values were cut.
-	last, err := s.GetResults(context.Background(), GetResultsInput{JobID: out.JobID, StartIndex: fakeRows - 1, Format: "objects"})
-	if err != nil {
-		t.Fatalf("GetResults: %v", err)
-	}
-	if last.RowCount != 1 || !last.Truncated || last.TruncatedBy != "cellBytes" || last.NextStartIndex != 0 || len(last.CutCells) != 2 {
-		t.Errorf("last page: RowCount, Truncated, TruncatedBy, NextStartIndex, CutCells = %d, %v, %q, %d, %+v; want 1, true, cellBytes, 0, two cuts",
-			last.RowCount, last.Truncated, last.TruncatedBy, last.NextStartIndex, last.CutCells)
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package rows
 
 import (
 	"bytes"
@@ -219,27 +219,27 @@ func tvEncodeOne(t testing.TB, f *bigquery.FieldSchema, v bigquery.Value) []byte
 	if col.Name == "" {
 		col.Name = "c"
 	}
-	out, err := EncodeRow(bigquery.Schema{&col}, []bigquery.Value{v})
+	out, err := Encode(bigquery.Schema{&col}, []bigquery.Value{v}, FormatObjects)
 	if err != nil {
-		t.Fatalf("EncodeRow: %v", err)
+		t.Fatalf("Encode: %v", err)
 	}
 	return out
 }
 
-func TestEncodeRowValues(t *testing.T) {
+func TestEncodeValues(t *testing.T) {
 	for _, tc := range tvCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			got := string(tvEncodeOne(t, tc.field, tc.value))
 			if want := `{"c":` + tc.want + `}`; got != want {
-				t.Errorf("EncodeRow\n got %s\nwant %s", got, want)
+				t.Errorf("Encode\n got %s\nwant %s", got, want)
 			}
 		})
 	}
 }
 
-// TestEncodeRowValidJSON checks every case decodes, and that the output is
+// TestEncodeValidJSON checks every case decodes, and that the output is
 // compact (re-compacting changes nothing).
-func TestEncodeRowValidJSON(t *testing.T) {
+func TestEncodeValidJSON(t *testing.T) {
 	for _, tc := range tvCases() {
 		out := tvEncodeOne(t, tc.field, tc.value)
 		if !json.Valid(out) {
@@ -264,11 +264,11 @@ func tvDecode(t *testing.T, b []byte) any {
 	return v
 }
 
-// TestEncodeRowMeanings decodes EncodeRow's output the way a JSON client
+// TestEncodeMeanings decodes Encode's output the way a JSON client
 // does and checks what BigQuery's values mean there: safe integers are
 // numbers, larger ones exact strings, non-finite floats named strings, JSON
 // columns embedded, arrays never null, ranges objects with start and end.
-func TestEncodeRowMeanings(t *testing.T) {
+func TestEncodeMeanings(t *testing.T) {
 	decoded := func(f *bigquery.FieldSchema, v bigquery.Value) any {
 		t.Helper()
 		return tvDecode(t, tvEncodeOne(t, f, v)).(map[string]any)["c"]
@@ -305,7 +305,7 @@ func TestEncodeRowMeanings(t *testing.T) {
 		t.Errorf("RANGE end: %#v %v", e, ok)
 	}
 	// A value beyond the schema is encoded by its Go type alone.
-	out, err := EncodeRow(nil, []bigquery.Value{int64(3)})
+	out, err := Encode(nil, []bigquery.Value{int64(3)}, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,11 +367,11 @@ func tvMixedRow() []bigquery.Value {
 	}
 }
 
-// TestEncodeRowKeyOrder checks keys come out in schema order, not sorted or
+// TestEncodeKeyOrder checks keys come out in schema order, not sorted or
 // map order.
-func TestEncodeRowKeyOrder(t *testing.T) {
+func TestEncodeKeyOrder(t *testing.T) {
 	schema := tvMixedSchema()
-	out, err := EncodeRow(schema, tvMixedRow())
+	out, err := Encode(schema, tvMixedRow(), FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func tvTopLevelKeys(t *testing.T, b []byte) []string {
 	return keys
 }
 
-func TestEncodeRowShapeMismatch(t *testing.T) {
+func TestEncodeShapeMismatch(t *testing.T) {
 	schema := bigquery.Schema{{Name: "a", Type: bigquery.IntegerFieldType}, nil, {Name: "", Type: bigquery.StringFieldType}}
 	cases := []struct {
 		row  []bigquery.Value
@@ -423,7 +423,7 @@ func TestEncodeRowShapeMismatch(t *testing.T) {
 		{[]bigquery.Value{int64(1), "x", "y", 2.5}, `{"a":1,"f1_":"x","_field_3":"y","f3_":2.5}`},
 	}
 	for _, c := range cases {
-		out, err := EncodeRow(schema, c.row)
+		out, err := Encode(schema, c.row, FormatObjects)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -431,29 +431,29 @@ func TestEncodeRowShapeMismatch(t *testing.T) {
 			t.Errorf("got %s want %s", out, c.want)
 		}
 	}
-	if out, err := EncodeRow(nil, nil); err != nil || string(out) != `{}` {
+	if out, err := Encode(nil, nil, FormatObjects); err != nil || string(out) != `{}` {
 		t.Errorf("empty row: %s, %v", out, err)
 	}
 }
 
-func TestEncodeRowMarshalerError(t *testing.T) {
+func TestEncodeMarshalerError(t *testing.T) {
 	schema := bigquery.Schema{{Name: "a", Type: "FUTURE_TYPE"}}
-	out, err := EncodeRow(schema, []bigquery.Value{tvBadMarshaler{}})
+	out, err := Encode(schema, []bigquery.Value{tvBadMarshaler{}}, FormatObjects)
 	if err == nil || out != nil {
 		t.Fatalf("want error, got %s, %v", out, err)
 	}
 	dst := []byte("prefix")
-	dst, err = appendRow(dst, schema, []bigquery.Value{tvBadMarshaler{}})
+	dst, err = Append(dst, schema, []bigquery.Value{tvBadMarshaler{}}, FormatObjects)
 	if err == nil || string(dst) != "prefix" {
-		t.Fatalf("appendRow on error: %q, %v", dst, err)
+		t.Fatalf("Append on error: %q, %v", dst, err)
 	}
 }
 
-// EncodeRow must return a fresh slice each time: the pooled buffer is reused.
-func TestEncodeRowNoAliasing(t *testing.T) {
+// Encode must return a fresh slice each time: the pooled buffer is reused.
+func TestEncodeNoAliasing(t *testing.T) {
 	schema := bigquery.Schema{{Name: "s", Type: bigquery.StringFieldType}}
-	a, _ := EncodeRow(schema, []bigquery.Value{"first"})
-	b, _ := EncodeRow(schema, []bigquery.Value{"second"})
+	a, _ := Encode(schema, []bigquery.Value{"first"}, FormatObjects)
+	b, _ := Encode(schema, []bigquery.Value{"second"}, FormatObjects)
 	if string(a) != `{"s":"first"}` || string(b) != `{"s":"second"}` {
 		t.Fatalf("aliasing: %s %s", a, b)
 	}
@@ -567,38 +567,38 @@ func TestCivilFastPathMatchesString(t *testing.T) {
 
 func TestAppendRowReusesBuffer(t *testing.T) {
 	schema, row := tvMixedSchema(), tvMixedRow()
-	want, err := EncodeRow(schema, row)
+	want, err := Encode(schema, row, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
 	buf := make([]byte, 0, 4096)
 	allocs := testing.AllocsPerRun(100, func() {
-		buf, _ = appendRow(buf[:0], schema, row)
+		buf, _ = Append(buf[:0], schema, row, FormatObjects)
 	})
 	if !bytes.Equal(buf, want) {
-		t.Fatalf("appendRow differs from EncodeRow:\n%s\n%s", buf, want)
+		t.Fatalf("Append differs from Encode:\n%s\n%s", buf, want)
 	}
-	t.Logf("appendRow allocs/op over the 20-column row: %v", allocs)
+	t.Logf("Append allocs/op over the 20-column row: %v", allocs)
 }
 
-func BenchmarkEncodeRow(b *testing.B) {
+func BenchmarkEncode(b *testing.B) {
 	schema, row := tvMixedSchema(), tvMixedRow()
-	out, err := EncodeRow(schema, row)
+	out, err := Encode(schema, row, FormatObjects)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(out)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := EncodeRow(schema, row); err != nil {
+		if _, err := Encode(schema, row, FormatObjects); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// BenchmarkEncodeRowScalars is the same shape without the allocation-heavy
+// BenchmarkEncodeScalars is the same shape without the allocation-heavy
 // NUMERIC/BIGNUMERIC/INTERVAL/JSON columns, to show the per-row floor.
-func BenchmarkEncodeRowScalars(b *testing.B) {
+func BenchmarkEncodeScalars(b *testing.B) {
 	schema, row := tvMixedSchema(), tvMixedRow()
 	for i, f := range schema {
 		switch f.Type {
@@ -608,7 +608,7 @@ func BenchmarkEncodeRowScalars(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := EncodeRow(schema, row); err != nil {
+		if _, err := Encode(schema, row, FormatObjects); err != nil {
 			b.Fatal(err)
 		}
 	}

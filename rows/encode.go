@@ -1,18 +1,12 @@
-package query
+package rows
 
-// Row encoding: BigQuery result rows → compact JSON that keeps BigQuery's
-// meaning for AI agents.
-//
-// EncodeRow appends bytes directly to a pooled []byte and switches on the
-// schema's field type, using reflection only for values that the BigQuery
-// client never produces.
+// Row encoding: Append writes bytes directly to the caller's buffer and
+// switches on the schema's field type, using reflection only for values
+// that the BigQuery client never produces.
 
 import (
 	"encoding/json"
-	"fmt"
 	"math/big"
-	"reflect"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -26,23 +20,17 @@ import (
 // JavaScript and many other JSON clients would silently round them.
 const encMaxSafeInt = 1 << 53
 
-// EncodeRow writes one result row as a JSON object whose keys follow the
-// schema's column order (not Go map order), so agents see columns as the
-// query produced them. The output is compact (no insignificant whitespace),
-// so its length can be used directly for byte caps.
+// Encode writes one result row in format f (the package doc has the value
+// rules) and returns it in a slice of its own. The output is compact (no
+// insignificant whitespace), so its length can be used directly for byte
+// caps.
 //
-// A column missing from row is written as null; values beyond the schema are
-// kept under BigQuery-style anonymous names ("f5_"). The only error is a
+// A column missing from row is written as null; values beyond the schema
+// are kept under BigQuery-style anonymous names ("f5_"). The only error is a
 // failing json.Marshaler on a value the BigQuery client does not produce.
-func EncodeRow(schema bigquery.Schema, row []bigquery.Value) (json.RawMessage, error) {
-	return encodePooled(schema, row, appendRow)
-}
-
-// encodePooled runs an append encoder on a pooled buffer and returns a copy
-// of what it wrote, so rows are encoded without a fresh buffer each time.
-func encodePooled(schema bigquery.Schema, row []bigquery.Value, appendFn func([]byte, bigquery.Schema, []bigquery.Value) ([]byte, error)) (json.RawMessage, error) {
+func Encode(schema bigquery.Schema, row []bigquery.Value, f Format) (json.RawMessage, error) {
 	bp := encBufPool.Get().(*[]byte)
-	buf, err := appendFn((*bp)[:0], schema, row)
+	buf, err := Append((*bp)[:0], schema, row, f)
 	var out json.RawMessage
 	if err == nil {
 		out = make(json.RawMessage, len(buf))
@@ -55,37 +43,14 @@ func encodePooled(schema bigquery.Schema, row []bigquery.Value, appendFn func([]
 	return out, err
 }
 
-// Format is the shape of a result row.
-type Format string
-
-const (
-	// FormatCompact writes a row as a JSON array of values in schema order:
-	// the column names are said once, in the result's schema. It is the
-	// default because names repeated in every row were 43% of a typical
-	// 100-row result.
-	FormatCompact Format = "compact"
-	// FormatObjects writes a row as a JSON object keyed by column name.
-	FormatObjects Format = "objects"
-)
-
-// ParseFormat reads a format argument; empty means FormatCompact.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case "", FormatCompact:
-		return FormatCompact, nil
-	case FormatObjects:
-		return FormatObjects, nil
+// Append is Encode onto dst, for a writer that streams many rows through
+// one buffer (a JSON Lines file is rows in FormatObjects, one per line). On
+// error it returns dst unchanged.
+func Append(dst []byte, schema bigquery.Schema, row []bigquery.Value, f Format) ([]byte, error) {
+	if f == FormatCompact {
+		return appendRowArray(dst, schema, row)
 	}
-	return "", fmt.Errorf("unknown row format %q (want compact or objects)", s)
-}
-
-// EncodeRowAs writes one result row in format f. Nested STRUCT values are
-// objects in either format, so a value reads the same wherever it appears.
-func EncodeRowAs(schema bigquery.Schema, row []bigquery.Value, f Format) (json.RawMessage, error) {
-	if f != FormatCompact {
-		return EncodeRow(schema, row)
-	}
-	return encodePooled(schema, row, appendRowArray)
+	return appendRowObject(dst, schema, row)
 }
 
 // appendRowArray writes a row as a JSON array in schema order; on error it
@@ -105,9 +70,10 @@ func appendRowArray(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([
 	return append(dst, ']'), nil
 }
 
-// appendRow is EncodeRow's body, appending to a reusable buffer. On error
-// it returns dst unchanged.
-func appendRow(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([]byte, error) {
+// appendRowObject writes a row as a JSON object whose keys follow the
+// schema's column order (not Go map order), so agents see columns as the
+// query produced them. On error it returns dst unchanged.
+func appendRowObject(dst []byte, schema bigquery.Schema, row []bigquery.Value) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, '{')
 	var err error
@@ -326,173 +292,4 @@ func encRangeBound(dst []byte, elem *bigquery.RangeElementType, v bigquery.Value
 	}
 	f := bigquery.FieldSchema{Type: elem.Type}
 	return encScalar(dst, &f, v)
-}
-
-// encAny encodes v by its Go type alone: the fallback for unknown field
-// types and for values whose Go type does not match the field type.
-func encAny(dst []byte, v any) ([]byte, error) {
-	switch x := v.(type) {
-	case nil:
-		return append(dst, "null"...), nil
-	case string:
-		return encString(dst, x), nil
-	case bool:
-		return strconv.AppendBool(dst, x), nil
-	case int64:
-		return encInt(dst, x), nil
-	case int:
-		return encInt(dst, int64(x)), nil
-	case int32:
-		return encInt(dst, int64(x)), nil
-	case int16:
-		return encInt(dst, int64(x)), nil
-	case int8:
-		return encInt(dst, int64(x)), nil
-	case uint64:
-		if x <= encMaxSafeInt {
-			return strconv.AppendUint(dst, x, 10), nil
-		}
-		dst = append(dst, '"')
-		return append(strconv.AppendUint(dst, x, 10), '"'), nil
-	case uint:
-		return encAny(dst, uint64(x))
-	case uint32:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case uint16:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case uint8:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case float64:
-		return encFloat(dst, x, 64), nil
-	case float32:
-		return encFloat(dst, float64(x), 32), nil
-	case []byte:
-		return encBytes(dst, x), nil
-	case time.Time:
-		return encTimestamp(dst, x), nil
-	case civil.Date:
-		return encDate(dst, x), nil
-	case civil.Time:
-		return encTime(dst, x), nil
-	case civil.DateTime:
-		return encDateTime(dst, x), nil
-	case *big.Rat:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		return encDecimal(dst, x, bigquery.BigNumericScaleDigits), nil
-	case *bigquery.IntervalValue:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		return encString(dst, x.String()), nil
-	case bigquery.IntervalValue:
-		return encString(dst, x.String()), nil
-	case *bigquery.RangeValue:
-		if x == nil {
-			return append(dst, "null"...), nil
-		}
-		return encRange(dst, nil, x)
-	case bigquery.RangeValue:
-		return encRange(dst, nil, &x)
-	case json.RawMessage:
-		return encRawJSON(dst, x), nil
-	case []bigquery.Value:
-		return encAnySlice(dst, x)
-	case []any:
-		return encAnySlice(dst, x)
-	case map[string]bigquery.Value:
-		return encAnyMap(dst, x)
-	case map[string]any:
-		return encAnyMap(dst, x)
-	case json.Number:
-		return encNumber(dst, x)
-	}
-	if encIsNil(v) {
-		return append(dst, "null"...), nil
-	}
-	if m, ok := v.(json.Marshaler); ok {
-		b, err := m.MarshalJSON()
-		if err != nil {
-			return dst, fmt.Errorf("query: encoding %T: %w", v, err)
-		}
-		if len(b) > 0 && json.Valid(b) {
-			return encRawJSON(dst, b), nil
-		}
-	}
-	return encString(dst, fmt.Sprint(v)), nil
-}
-
-func encAnySlice[E any](dst []byte, s []E) ([]byte, error) {
-	dst = append(dst, '[')
-	var err error
-	for i, e := range s {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		if dst, err = encAny(dst, e); err != nil {
-			return dst, err
-		}
-	}
-	return append(dst, ']'), nil
-}
-
-// encAnyMap writes a Go map with sorted keys, so output is deterministic.
-func encAnyMap[E any](dst []byte, m map[string]E) ([]byte, error) {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	dst = append(dst, '{')
-	var err error
-	for i, k := range keys {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = append(encString(dst, k), ':')
-		if dst, err = encAny(dst, m[k]); err != nil {
-			return dst, err
-		}
-	}
-	return append(dst, '}'), nil
-}
-
-// encAsSlice returns the elements of a repeated value.
-func encAsSlice(v bigquery.Value) ([]bigquery.Value, bool) {
-	switch x := v.(type) {
-	case []bigquery.Value:
-		return x, true
-	case []any:
-		// Not produced by the client; copy rather than reach for unsafe.
-		out := make([]bigquery.Value, len(x))
-		for i, e := range x {
-			out[i] = e
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-func encAsRange(v bigquery.Value) *bigquery.RangeValue {
-	switch x := v.(type) {
-	case *bigquery.RangeValue:
-		return x // nil pointer is handled by encAny as null
-	case bigquery.RangeValue:
-		return &x
-	}
-	return nil
-}
-
-// encIsNil reports whether v is nil or a nil pointer, map, slice, func,
-// channel or interface. Only reached for values outside the fast path.
-func encIsNil(v any) bool {
-	if v == nil {
-		return true
-	}
-	switch rv := reflect.ValueOf(v); rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
-		return rv.IsNil()
-	}
-	return false
 }

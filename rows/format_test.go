@@ -1,4 +1,4 @@
-package query
+package rows
 
 import (
 	"encoding/json"
@@ -14,11 +14,11 @@ import (
 // smaller by the column names it no longer repeats.
 func TestCompactRowMatchesObjectRow(t *testing.T) {
 	schema, row := tvMixedSchema(), tvMixedRow()
-	obj, err := EncodeRowAs(schema, row, FormatObjects)
+	obj, err := Encode(schema, row, FormatObjects)
 	if err != nil {
 		t.Fatal(err)
 	}
-	arr, err := EncodeRowAs(schema, row, FormatCompact)
+	arr, err := Encode(schema, row, FormatCompact)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,8 +46,8 @@ func TestCompactRowMatchesObjectRow(t *testing.T) {
 	if len(obj)-len(arr) != names {
 		t.Errorf("compact row is %d bytes, object row %d: want exactly the %d bytes of keys saved", len(arr), len(obj), names)
 	}
-	if enc, _ := EncodeRow(schema, row); string(enc) != string(obj) {
-		t.Error("EncodeRow and EncodeRowAs(objects) differ")
+	if enc, _ := Append([]byte("x"), schema, row, FormatCompact); string(enc) != "x"+string(arr) {
+		t.Error("Append(compact) does not append what Encode(compact) returns")
 	}
 }
 
@@ -62,13 +62,13 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
-// TestFitRowCompact: the byte cap holds for a compact first row too, and
+// TestFitCompact: the byte cap holds for a compact first row too, and
 // cut cells are named by column although the row carries no names.
-func TestFitRowCompact(t *testing.T) {
+func TestFitCompact(t *testing.T) {
 	const budget = 4096
 	schema := bigquery.Schema{{Name: "id", Type: bigquery.IntegerFieldType}, {Name: "body", Type: bigquery.StringFieldType}}
 	row := []bigquery.Value{int64(1), strings.Repeat("y", 100_000)}
-	enc, cuts, err := FitRow(schema, row, budget, 0, FormatCompact)
+	enc, cuts, err := Fit(schema, row, budget, 0, FormatCompact)
 	if err != nil {
 		t.Fatal(err)
 	}

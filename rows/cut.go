@@ -1,6 +1,6 @@
-package query
+package rows
 
-// Cutting oversized cells: the byte cap holds even for a result's first
+// Cutting oversized cells: the byte cap holds even for a page's first
 // row. Later rows that would pass the cap are left for the next page, but
 // the first row has no next page to go to: one cell of a few megabytes would
 // otherwise reach the agent whole.
@@ -13,7 +13,7 @@ import (
 	"cloud.google.com/go/bigquery"
 )
 
-// CutCell names a value that was shortened to keep a result within the
+// CutCell names a value that was shortened to keep a page within the
 // server's max-result-bytes.
 type CutCell struct {
 	// Row is the cut row's index in this result's rows.
@@ -28,14 +28,14 @@ type CutCell struct {
 	KeptBytes int `json:"keptBytes"`
 }
 
-// FitRow encodes a row whose JSON passes budget bytes so that it fits: the
+// Fit encodes a row whose JSON passes budget bytes so that it fits: the
 // largest cells are cut to an equal share of what the small ones leave, so
 // every column keeps as much as the budget allows. STRING and BYTES values
 // keep a prefix; other values (JSON, STRUCT, ARRAY) become null. Each cut
 // cell is reported with row set to rowIndex. The row is written in format
-// f. Query results and table previews share it, so one oversized first row
-// is cut the same way wherever it comes from.
-func FitRow(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
+// f. Page calls it for a first row that alone passes the cap, so one
+// oversized row is cut the same way wherever it comes from.
+func Fit(schema bigquery.Schema, row []bigquery.Value, budget, rowIndex int, f Format) (json.RawMessage, []CutCell, error) {
 	n := max(len(schema), len(row))
 	keys := make([][]byte, n)
 	names := make([]string, n)
@@ -97,7 +97,7 @@ func cellShare(cells [][]byte, budget int) int {
 		}
 		left -= size
 	}
-	return left // everything fits; fitRow is not called then
+	return left // everything fits; Fit is not called then
 }
 
 // appendCut writes a shortened value of at most share bytes where it can:

@@ -1,4 +1,4 @@
-package query
+package rows
 
 // Scalar encoders for EncodeRow: each appends one BigQuery value as JSON,
 // writing exactly what encoding/json or the BigQuery client's own String
@@ -27,7 +27,7 @@ func encNumber(dst []byte, x json.Number) ([]byte, error) {
 		return append(dst, '0'), nil
 	}
 	if c := x[0]; (c != '-' && (c < '0' || c > '9')) || !json.Valid([]byte(x)) {
-		return dst, fmt.Errorf("query: invalid number literal %q", string(x))
+		return dst, fmt.Errorf("rows: invalid number literal %q", string(x))
 	}
 	return append(dst, x...), nil
 }

@@ -1,0 +1,52 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestExecuteCutsAnOversizedFirstRow: through the real client, a first row
+// with two strings each larger than max-result-bytes no longer comes back
+// whole and untruncated; the payload stays near max-result-bytes and says
+// what was cut.
+func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
+	fake := newFakeBigQuery(t, func(int, int) bool { return false })
+	fake.wide = strings.Repeat("w", 512<<10)
+	s := newPartialService(t, fake)
+	s.cfg.MaxResultBytes = 64 << 10
+
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n, body, title FROM t", MaxRows: 10, Format: "objects"})
+	if err != nil {
+		t.Fatalf("Execute: %v", err)
+	}
+	if out.RowCount != 1 || !out.Truncated || out.TruncatedBy != "maxResultBytes" || out.NextStartIndex != 1 {
+		t.Errorf("RowCount, Truncated, TruncatedBy, NextStartIndex = %d, %v, %q, %d; want 1, true, maxResultBytes, 1",
+			out.RowCount, out.Truncated, out.TruncatedBy, out.NextStartIndex)
+	}
+	if len(out.CutCells) != 2 || out.CutCells[0].Column != "body" || out.CutCells[0].Bytes != 512<<10 || out.CutCells[1].Column != "title" {
+		t.Errorf("CutCells = %+v, want body and title of 524288 bytes", out.CutCells)
+	}
+	if !strings.Contains(out.Warning, "cutCells") || !strings.Contains(out.Warning, "SUBSTR") {
+		t.Errorf("Warning = %q, want it to point at cutCells and SUBSTR", out.Warning)
+	}
+	payload, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(payload) > s.cfg.MaxResultBytes+2048 {
+		t.Errorf("payload is %d bytes, want near max-result-bytes (%d)", len(payload), s.cfg.MaxResultBytes)
+	}
+	t.Logf("payload %d bytes for max-result-bytes %d; cut cells %+v", len(payload), s.cfg.MaxResultBytes, out.CutCells)
+
+	// The last row alone: every row is there, only its values were cut.
+	last, err := s.GetResults(context.Background(), GetResultsInput{JobID: out.JobID, StartIndex: fakeRows - 1, Format: "objects"})
+	if err != nil {
+		t.Fatalf("GetResults: %v", err)
+	}
+	if last.RowCount != 1 || !last.Truncated || last.TruncatedBy != "cellBytes" || last.NextStartIndex != 0 || len(last.CutCells) != 2 {
+		t.Errorf("last page: RowCount, Truncated, TruncatedBy, NextStartIndex, CutCells = %d, %v, %q, %d, %+v; want 1, true, cellBytes, 0, two cuts",
+			last.RowCount, last.Truncated, last.TruncatedBy, last.NextStartIndex, last.CutCells)
+	}
+}
