@@ -1,6 +1,12 @@
 // Package server wires the BigQuery services into an MCP server: it defines
-// the tools, their annotations and the middleware every call passes
-// through. It is the only package that knows both MCP and BigQuery.
+// the tools, their annotations and schemas, the middleware every call
+// passes through, the one place where an error becomes an isError result
+// (mcpHandler), and Build, which makes every service from one Config and
+// fills each package's hooks with telemetry and client notifications.
+//
+// It is the only package that knows MCP's tools and sessions and the
+// BigQuery services together, so that the services stay testable without a
+// client and the protocol can change without touching them.
 package server
 
 import (
