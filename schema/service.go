@@ -1,5 +1,17 @@
 // Package schema answers the metadata questions agents ask before they write
-// SQL: which datasets and tables exist, and what a table looks like.
+// SQL: which datasets and tables exist, what a table looks like (cut to the
+// columns, depth and bytes asked for), which columns match a name, and a
+// first page of a table's rows, read without running a query.
+//
+// It owns the metadata side of BigQuery for the tools: dataset lists, table
+// lists and schemas go through the metadata cache, so that an agent
+// exploring a warehouse does not pay a round trip per question and still
+// gets an answer, marked stale, while BigQuery is unreachable; every answer
+// is filtered by the dataset allowlist, so that a dataset an agent may not
+// read is not even named. It also answers the questions other packages
+// have about metadata (dataset locations, the catalog of table types the
+// query allowlist consults for authorized views), so that those are asked
+// and cached in one place.
 package schema
 
 import (
