@@ -26,13 +26,22 @@ import (
 // the allowlist (existence, a "Did you mean" column) never reaches the
 // caller.
 
-// Catalog answers, from cached metadata, what the dataset allowlist must
-// know about the objects a query names. The schema service implements it.
+// Catalog answers from cached metadata what the service must know of the
+// objects a query names: for the dataset allowlist, which tables are views
+// and which datasets exist; for locations, where datasets live. The schema
+// service implements it, so query needs no import of schema.
 type Catalog interface {
 	// TableType is TABLE, VIEW, MATERIALIZED_VIEW, EXTERNAL, SNAPSHOT…
 	TableType(ctx context.Context, project, dataset, table string) (string, error)
-	// Datasets lists the IDs of a project's datasets.
-	Datasets(ctx context.Context, project string) ([]string, error)
+	// DatasetIDs lists the IDs of every dataset of a project, whatever the
+	// allowlist.
+	DatasetIDs(ctx context.Context, project string) ([]string, error)
+	// DatasetLocation returns a dataset's location ("" when BigQuery does
+	// not say).
+	DatasetLocation(ctx context.Context, project, dataset string) (string, error)
+	// DatasetLocations returns the distinct locations of a project's
+	// datasets.
+	DatasetLocations(ctx context.Context, project string) ([]string, error)
 }
 
 // maxReferencedTables is how many tables BigQuery lists in
@@ -221,10 +230,10 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 	}
 	// A dataset of the project that is not allowed must not be named at all
 	// (a view there could read the same tables as an authorized one).
-	if s.catalog == nil {
+	if s.cfg.Catalog == nil {
 		return refuse(outside[0])
 	}
-	ids, err := s.catalog.Datasets(ctx, s.cfg.Project)
+	ids, err := s.cfg.Catalog.DatasetIDs(ctx, s.cfg.Project)
 	if err != nil {
 		return bqerr.From(err)
 	}
@@ -235,7 +244,7 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 	}
 	under := map[tableRef]bool{}
 	for _, t := range named {
-		typ, err := s.catalog.TableType(ctx, t.project, t.dataset, t.table)
+		typ, err := s.cfg.Catalog.TableType(ctx, t.project, t.dataset, t.table)
 		if err != nil || (typ != "VIEW" && typ != "MATERIALIZED_VIEW") {
 			continue
 		}

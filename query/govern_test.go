@@ -153,7 +153,11 @@ func (c fakeCatalog) TableType(_ context.Context, project, dataset, table string
 	return "", bqerr.New(bqerr.NotFound, "not found")
 }
 
-func (c fakeCatalog) Datasets(context.Context, string) ([]string, error) { return c.datasets, nil }
+func (c fakeCatalog) DatasetIDs(context.Context, string) ([]string, error) { return c.datasets, nil }
+
+func (fakeCatalog) DatasetLocation(context.Context, string, string) (string, error) { return "", nil }
+
+func (fakeCatalog) DatasetLocations(context.Context, string) ([]string, error) { return nil, nil }
 
 // The warehouse of the corpus: sales and mkt_* are allowed. sales.v_orders
 // is an authorized view over secret.orders; hr.v_all, outside the
@@ -169,12 +173,12 @@ func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (
 	s.cfg.AllowWrites = allowWrites
 	s.cfg.Datasets = allow
 	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
-	s.SetCatalog(fakeCatalog{
+	s.cfg.Catalog = fakeCatalog{
 		types: map[string]string{
 			"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
 		},
 		datasets: []string{"sales", "mkt_eu", "secret", "hr"},
-	})
+	}
 	return s, fake
 }
 
@@ -350,7 +354,7 @@ func TestAllowlistVerdictIsRemembered(t *testing.T) {
 // table, a read of tables outside the allowlist is refused.
 func TestAuthorizedViewNeedsCatalog(t *testing.T) {
 	s, _ := newGovernedService(t, corpusPlans, false)
-	s.catalog = nil
+	s.cfg.Catalog = nil
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.v_orders"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
 		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)

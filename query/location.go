@@ -31,20 +31,8 @@ const (
 	maxLocationProbes = 8
 )
 
-// Locations tells the query service where datasets live. The server wires
-// it to the schema service's cached metadata, so query needs no import of
-// schema; either func may be nil.
-type Locations struct {
-	// Dataset returns a dataset's location ("" when BigQuery does not say).
-	Dataset func(ctx context.Context, project, dataset string) (string, error)
-	// Project returns the distinct locations of a project's datasets.
-	Project func(ctx context.Context, project string) ([]string, error)
-}
-
-// locator holds what the service knows of locations: the metadata lookups
-// and the locations of jobs it started or found.
+// locator holds the locations of jobs the service started or found.
 type locator struct {
-	Locations
 	jobs *lru.Cache[string, string]
 }
 
@@ -55,10 +43,6 @@ func newLocator() *locator {
 	}
 	return &locator{jobs: c}
 }
-
-// SetLocations gives the service the dataset location lookups. Call it
-// before serving.
-func (s *Service) SetLocations(l Locations) { s.loc.Locations = l }
 
 // rememberJob notes where a job runs, so the job tools find it without a
 // location.
@@ -92,8 +76,8 @@ func (s *Service) jobLocation(ctx context.Context, r *request) string {
 	}
 	r.located = true
 	r.location = s.cfg.Location
-	if r.location == "" && r.defaultDataset != "" && s.loc.Dataset != nil {
-		loc, err := s.loc.Dataset(ctx, r.defaultProject, r.defaultDataset)
+	if r.location == "" && r.defaultDataset != "" && s.cfg.Catalog != nil {
+		loc, err := s.cfg.Catalog.DatasetLocation(ctx, r.defaultProject, r.defaultDataset)
 		if err != nil {
 			s.log.DebugContext(ctx, "default dataset location unknown", "dataset", r.defaultProject+"."+r.defaultDataset, "error", bqerr.Redact(err.Error()))
 		}
@@ -165,10 +149,10 @@ func (s *Service) probeJob(ctx context.Context, id string, notFound error) (*big
 // the project's datasets other than the US and EU multi-regions, at most
 // maxLocationProbes of them.
 func (s *Service) probeLocations(ctx context.Context) []string {
-	if s.loc.Project == nil {
+	if s.cfg.Catalog == nil {
 		return nil
 	}
-	all, err := s.loc.Project(ctx, s.cfg.Project)
+	all, err := s.cfg.Catalog.DatasetLocations(ctx, s.cfg.Project)
 	if err != nil {
 		s.log.DebugContext(ctx, "dataset locations unknown", "error", bqerr.Redact(err.Error()))
 		return nil

@@ -132,7 +132,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 			f := newRegionalBigQuery(t, jobs)
 			f.reportLocation = report
 			s := newSlowService(t, f)
-			s.SetLocations(Locations{Project: tokyoDatasets})
+			s.cfg.Catalog = locations{project: tokyoDatasets}
 
 			out, err := s.GetJob(ctx, JobInput{JobID: "job_tokyo"})
 			if err != nil {
@@ -168,7 +168,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 	t.Run("get_query_results", func(t *testing.T) {
 		f := newRegionalBigQuery(t, jobs)
 		s := newSlowService(t, f)
-		s.SetLocations(Locations{Project: tokyoDatasets})
+		s.cfg.Catalog = locations{project: tokyoDatasets}
 		out, err := s.GetResults(ctx, GetResultsInput{JobID: "job_tokyo"})
 		if err != nil {
 			t.Fatalf("GetResults: %v", err)
@@ -185,7 +185,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 	t.Run("cancel_job", func(t *testing.T) {
 		f := newRegionalBigQuery(t, jobs)
 		s := newSlowService(t, f)
-		s.SetLocations(Locations{Project: tokyoDatasets})
+		s.cfg.Catalog = locations{project: tokyoDatasets}
 		out, err := s.CancelJob(ctx, JobInput{JobID: "job_tokyo"})
 		if err != nil {
 			t.Fatalf("CancelJob: %v", err)
@@ -206,7 +206,7 @@ func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
 	ctx := context.Background()
 	f := newRegionalBigQuery(t, nil)
 	s := newSlowService(t, f)
-	s.SetLocations(Locations{Project: tokyoDatasets})
+	s.cfg.Catalog = locations{project: tokyoDatasets}
 	_, err := s.GetJob(ctx, JobInput{JobID: "job_nowhere"})
 	e, ok := bqerr.As(err)
 	if !ok || e.Code != bqerr.NotFound || !strings.Contains(e.Hint, "asia-northeast1, europe-west1") || e.Details.JobID != "job_nowhere" {
@@ -224,7 +224,7 @@ func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
 		return locs, nil
 	}
 	f.reset()
-	s.SetLocations(Locations{Project: many})
+	s.cfg.Catalog = locations{project: many}
 	if _, err := s.GetJob(ctx, JobInput{JobID: "job_nowhere"}); err == nil {
 		t.Fatal("GetJob of a missing job succeeded")
 	}
@@ -253,16 +253,16 @@ func TestExecuteRunsWhereItsDefaultDatasetIs(t *testing.T) {
 	f := newRegionalBigQuery(t, nil)
 	s := newSlowService(t, f)
 	var lookups []string
-	s.SetLocations(Locations{
-		Dataset: func(_ context.Context, project, dataset string) (string, error) {
+	s.cfg.Catalog = locations{
+		dataset: func(_ context.Context, project, dataset string) (string, error) {
 			lookups = append(lookups, project+"."+dataset)
 			if dataset == "tokyo_sales" {
 				return "asia-northeast1", nil
 			}
 			return "", bqerr.New(bqerr.NotFound, "Not found: Dataset")
 		},
-		Project: tokyoDatasets,
-	})
+		project: tokyoDatasets,
+	}
 
 	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM orders", DefaultDataset: "tokyo_sales"})
 	if err != nil {
@@ -310,7 +310,7 @@ func TestExecuteRunsWhereItsDefaultDatasetIs(t *testing.T) {
 func TestDryRunNamesItsLocation(t *testing.T) {
 	rec := &jobBodies{next: &planBigQuery{t: t, plans: map[string]plan{}, jobs: map[string]plan{}}}
 	s := newSlowService(t, rec)
-	s.SetLocations(Locations{Dataset: func(context.Context, string, string) (string, error) { return "asia-northeast1", nil }})
+	s.cfg.Catalog = locations{dataset: func(context.Context, string, string) (string, error) { return "asia-northeast1", nil }}
 	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT n FROM orders", DefaultDataset: "tokyo_sales"})
 	if err != nil {
 		t.Fatalf("DryRun: %v", err)
@@ -323,4 +323,29 @@ func TestDryRunNamesItsLocation(t *testing.T) {
 	if len(rec.inserts) != 1 || rec.inserts[0].JobReference.Location != "asia-northeast1" {
 		t.Errorf("dry run requests = %+v, want one sent to asia-northeast1", rec.inserts)
 	}
+}
+
+// locations is a Catalog that knows only where datasets live; a nil func
+// knows nothing.
+type locations struct {
+	dataset func(ctx context.Context, project, dataset string) (string, error)
+	project func(ctx context.Context, project string) ([]string, error)
+}
+
+func (locations) TableType(context.Context, string, string, string) (string, error) { return "", nil }
+
+func (locations) DatasetIDs(context.Context, string) ([]string, error) { return nil, nil }
+
+func (l locations) DatasetLocation(ctx context.Context, project, dataset string) (string, error) {
+	if l.dataset == nil {
+		return "", nil
+	}
+	return l.dataset(ctx, project, dataset)
+}
+
+func (l locations) DatasetLocations(ctx context.Context, project string) ([]string, error) {
+	if l.project == nil {
+		return nil, nil
+	}
+	return l.project(ctx, project)
 }

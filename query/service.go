@@ -22,56 +22,11 @@ import (
 	"time"
 
 	"cloud.google.com/go/bigquery"
-	"github.com/google/uuid"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
-
-// Config holds the server-side limits that agents may tighten but never
-// loosen.
-type Config struct {
-	// Project runs (and pays for) the jobs.
-	Project string
-	// Location is where jobs run; empty lets BigQuery choose from the data.
-	Location string
-	// AllowWrites permits statements other than a single SELECT.
-	AllowWrites bool
-	// MaxBytesBilled is set on every job; an agent may ask for less.
-	MaxBytesBilled int64
-	// DefaultMaxRows (--default-max-rows) is how many rows a call returns
-	// when it names no maxRows; MaxRows (--max-rows) the most it may ask for.
-	DefaultMaxRows int
-	MaxRows        int
-	// MaxResultBytes bounds the encoded rows returned per call.
-	MaxResultBytes int
-	// PricePerTiB is the on-demand price used for dry-run estimates (USD).
-	PricePerTiB float64
-	// QueryTimeout (--query-timeout) bounds a call that names no
-	// timeoutSeconds, and the job tools' calls; MaxQueryTimeout
-	// (--max-query-timeout) is the most a call may ask for.
-	QueryTimeout    time.Duration
-	MaxQueryTimeout time.Duration
-	// MaxWait (--max-wait) is the longest a call may wait for a running
-	// job (waitSeconds); the job itself may run on until its timeout. The
-	// default wait is the smaller of this and 45 s.
-	MaxWait time.Duration
-	// Datasets (--datasets) is the dataset allowlist; nil allows all.
-	Datasets *governance.Allowlist
-	// State keeps each caller's spending, limits (--max-bytes-per-*) and
-	// reservations, and the records of who started which job; nil: an
-	// in-memory state without limits.
-	State governance.State
-	// MultiPrincipal is set when the server may serve more than one
-	// principal (HTTP with client authentication): the job tools then
-	// refuse jobs this server did not start (owner.go).
-	MultiPrincipal bool
-	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
-	// process more waits for the user's approval. Zero: never ask.
-	ConfirmAboveBytes int64
-}
 
 // viewTablesTTL is how long the tables under a view are remembered for the
 // dataset allowlist.
@@ -88,14 +43,14 @@ type Service struct {
 	// exec runs every BigQuery call under its operation's policy.
 	exec  *resilience.Executor
 	hooks Hooks
-	cfg   Config
-	log   *slog.Logger
+	// cfg is the Config given to NewService, with its defaults filled in.
+	cfg Config
+	log *slog.Logger
 	// verdicts remembers BigQuery's read-only verdicts.
 	verdicts *verdicts
-	// catalog and views serve the dataset allowlist's questions about
-	// views (allow.go).
-	catalog Catalog
-	views   *ttlCache[tableRef, []tableRef]
+	// views remembers the tables under views for the dataset allowlist
+	// (allow.go).
+	views *ttlCache[tableRef, []tableRef]
 	// follower settles the cost of jobs that outlived their call
 	// (settle.go).
 	follower *follower
@@ -105,39 +60,6 @@ type Service struct {
 	// loc knows where datasets and this server's jobs are (location.go).
 	loc *locator
 }
-
-// Hooks let the server wiring see what jobs did (for telemetry and the
-// client's log notifications). Every field is optional.
-type Hooks struct {
-	// JobDone is called when a query job finished, with its statistics.
-	JobDone func(ctx context.Context, statementType string, bytesProcessed, bytesBilled int64, cacheHit bool)
-	// JobCancelled is called when the server cancelled a job; reason is
-	// "timeout" or "client_cancel".
-	JobCancelled func(ctx context.Context, reason string)
-}
-
-// NewService returns a query service.
-func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Executor, cfg Config, hooks Hooks, log *slog.Logger) *Service {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = defaultWait
-	}
-	if cfg.State == nil {
-		cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
-	}
-	s := &Service{client: client, rest: rest, exec: exec, hooks: hooks, cfg: cfg, log: log, verdicts: newVerdicts(), views: newViewCache(), newRequestID: uuid.NewString, loc: newLocator()}
-	s.follower = newFollower(s.jobState, func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
-		s.settle(ctx, f.job.id, f.reservation, bytesProcessed, bytesBilled)
-	})
-	return s
-}
-
-// SetCatalog gives the dataset allowlist the cached metadata it needs to
-// let authorized views through (allow.go). Without one, a query that
-// reads tables outside the allowlist is refused even through a view.
-func (s *Service) SetCatalog(c Catalog) { s.catalog = c }
 
 // fail maps err for the agent and, when the query's deadline or the
 // client's cancellation ended the call, stops the job too: a query nobody

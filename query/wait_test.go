@@ -17,6 +17,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
 const (
@@ -160,18 +161,19 @@ func newSlowService(t *testing.T, fake http.Handler) *Service {
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
-	cfg := Config{
-		Project:         "p",
-		AllowWrites:     true, // no read-only dry run: the fake need not answer one
-		MaxBytesBilled:  1 << 30,
-		DefaultMaxRows:  100,
-		MaxRows:         1000,
-		MaxResultBytes:  1 << 20,
-		QueryTimeout:    30 * time.Second,
-		MaxQueryTimeout: time.Minute,
-		MaxWait:         10 * time.Second,
-	}
-	s := NewService(client, rest, exec, cfg, Hooks{}, slog.New(slog.NewTextHandler(tWriter{t}, nil)))
+	s := NewService(Config{
+		Client: client, REST: rest, Executor: exec,
+		Project: "p",
+		Limits: Limits{
+			AllowWrites:     true, // no read-only dry run: the fake need not answer one
+			MaxBytesBilled:  1 << 30,
+			QueryTimeout:    30 * time.Second,
+			MaxQueryTimeout: time.Minute,
+			MaxWait:         10 * time.Second,
+			Limits:          rows.Limits{DefaultMaxRows: 100, MaxRows: 1000, MaxResultBytes: 1 << 20},
+		},
+		Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
+	})
 	t.Cleanup(s.Close)
 	return s
 }

@@ -79,7 +79,7 @@ func TestAllowlistRefusesOtherDatasetsBeforeAnyRequest(t *testing.T) {
 	if _, err := s.ListTables(ctx, ListTablesInput{Dataset: "hr"}); err != nil {
 		t.Fatal(err)
 	}
-	s.SetAllowlist(allowlist(t, "sales_*, other.public"))
+	s.cfg.Datasets = allowlist(t, "sales_*, other.public")
 
 	calls := map[string]func() error{}
 	for _, name := range []string{"hr", "p.hr", "`p.hr`", "`p`.`hr`", " hr ", "other.private", "p.public"} {
@@ -121,7 +121,7 @@ func TestAllowlistRefusesOtherDatasetsBeforeAnyRequest(t *testing.T) {
 func TestAllowlistAllowsItsDatasets(t *testing.T) {
 	fake := shop()
 	s := newTestService(t, fake, serviceOptions{project: "p"})
-	s.SetAllowlist(allowlist(t, "sales_*, other.public"))
+	s.cfg.Datasets = allowlist(t, "sales_*, other.public")
 	ctx := context.Background()
 
 	l, err := s.ListTables(ctx, ListTablesInput{Dataset: "`p.sales_eu`"})
@@ -165,7 +165,7 @@ func TestListDatasetsShowsOnlyAllowed(t *testing.T) {
 		fake.addDataset(id, "US")
 	}
 	s := newTestService(t, fake, serviceOptions{project: "p", cacheTTL: time.Hour})
-	s.SetAllowlist(allowlist(t, "sales_*, p.raw_02, other.*"))
+	s.cfg.Datasets = allowlist(t, "sales_*, p.raw_02, other.*")
 	ctx := context.Background()
 
 	var got []string
@@ -214,7 +214,7 @@ func TestListDatasetsSparseAllowlistIsBounded(t *testing.T) {
 	}
 	fake.addDataset("sales", "US")
 	s := newTestService(t, fake, serviceOptions{project: "p"})
-	s.SetAllowlist(allowlist(t, "sales"))
+	s.cfg.Datasets = allowlist(t, "sales")
 	out, err := s.ListDatasets(context.Background(), ListDatasetsInput{MaxResults: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +249,7 @@ func TestSearchColumnsAllowlist(t *testing.T) {
 	meta.addTable("a", orders)
 	f := &infoSchemaFake{fakeBigQuery: meta, foreign: true}
 	s := newSearchService(t, f)
-	s.SetAllowlist(allowlist(t, "a"))
+	s.cfg.Datasets = allowlist(t, "a")
 	ctx := context.Background()
 
 	for _, method := range []string{"auto", "information_schema", "metadata"} {

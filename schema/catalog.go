@@ -7,7 +7,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// maxCatalogDatasets bounds how many dataset IDs Datasets reads.
+// maxCatalogDatasets bounds how many dataset IDs DatasetIDs reads.
 const maxCatalogDatasets = 10000
 
 // TableType reports a table's type (TABLE, VIEW, MATERIALIZED_VIEW, …)
@@ -21,13 +21,13 @@ func (s *Service) TableType(ctx context.Context, project, dataset, table string)
 	return ts.Type, nil
 }
 
-// catalogDatasets is the cached answer of Datasets.
+// catalogDatasets is the cached answer of DatasetIDs.
 type catalogDatasets struct{ ids []string }
 
-// Datasets lists the IDs of every dataset of project, whatever the
+// DatasetIDs lists the IDs of every dataset of project, whatever the
 // allowlist: the query service's allowlist needs to know the names it must
 // not see in a query's text.
-func (s *Service) Datasets(ctx context.Context, project string) ([]string, error) {
+func (s *Service) DatasetIDs(ctx context.Context, project string) ([]string, error) {
 	d, err := cached(ctx, s, "catalog-datasets\x00"+project, func(ctx context.Context) (*catalogDatasets, error) {
 		out := &catalogDatasets{}
 		token := ""

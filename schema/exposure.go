@@ -17,7 +17,7 @@ import (
 // that runs queries sees its own. Without an allowlist there is nothing
 // outside it.
 func (s *Service) ListsOutsideAllowlist(ctx context.Context, project string) (bool, error) {
-	if !s.allow.Enabled() {
+	if !s.cfg.Datasets.Enabled() {
 		return false, nil
 	}
 	token := ""
@@ -27,7 +27,7 @@ func (s *Service) ListsOutsideAllowlist(ctx context.Context, project string) (bo
 			return false, err
 		}
 		for _, d := range page.Datasets {
-			if d.DatasetReference != nil && !s.allow.Allows(project, d.DatasetReference.DatasetId) {
+			if d.DatasetReference != nil && !s.cfg.Datasets.Allows(project, d.DatasetReference.DatasetId) {
 				return true, nil
 			}
 		}

@@ -235,5 +235,5 @@ func newTestService(t *testing.T, fake *fakeBigQuery, o serviceOptions) *testSer
 	if o.identity == "" {
 		o.identity = "adc:sa@p.iam.gserviceaccount.com"
 	}
-	return &testService{Service: NewService(client, rest, exec, cache, o.identity, o.project), fake: fake, cache: cache}
+	return &testService{Service: NewService(Config{Client: client, REST: rest, Executor: exec, Cache: cache, Identity: o.identity, Project: o.project}), fake: fake, cache: cache}
 }

@@ -20,16 +20,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
-// RowLimits bound a preview the way execute_sql's results are bounded.
-type RowLimits struct {
-	DefaultRows int
-	MaxRows     int
-	MaxBytes    int
-}
-
-// defaultRowLimits are the server's documented defaults for result rows.
-var defaultRowLimits = RowLimits{DefaultRows: 100, MaxRows: 10000, MaxBytes: 256 << 10}
-
 // PreviewInput is preview_table's input.
 type PreviewInput struct {
 	Table      string   `json:"table" jsonschema:"[project.]dataset.table"`
@@ -61,20 +51,6 @@ type PreviewOutput struct {
 	Warning string `json:"warning,omitempty"`
 }
 
-// SetRowLimits sets the row and byte caps previews share with execute_sql.
-// Zero fields keep their defaults.
-func (s *Service) SetRowLimits(l RowLimits) {
-	if l.DefaultRows > 0 {
-		s.limits.DefaultRows = l.DefaultRows
-	}
-	if l.MaxRows > 0 {
-		s.limits.MaxRows = l.MaxRows
-	}
-	if l.MaxBytes > 0 {
-		s.limits.MaxBytes = l.MaxBytes
-	}
-}
-
 // Preview reads a table's rows from startIndex with tabledata.list: free,
 // and capped by rows and bytes like a query result (rows.Page).
 func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput, error) {
@@ -82,11 +58,10 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 	if err != nil {
 		return nil, bqerr.Invalid(err.Error(), "Use format compact (default) or objects.")
 	}
-	lim := s.rowLimits()
-	maxRows := lim.DefaultRows
+	maxRows := s.cfg.DefaultMaxRows
 	switch {
-	case in.MaxRows < 0 || in.MaxRows > lim.MaxRows:
-		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", lim.MaxRows), "Ask for fewer rows, and page with startIndex.")
+	case in.MaxRows < 0 || in.MaxRows > s.cfg.MaxRows:
+		return nil, bqerr.Invalid(fmt.Sprintf("maxRows must be between 1 and %d", s.cfg.MaxRows), "Ask for fewer rows, and page with startIndex.")
 	case in.MaxRows > 0:
 		maxRows = in.MaxRows
 	}
@@ -100,7 +75,7 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 		return nil, err
 	}
 	out := &PreviewOutput{Table: full.Table, Schema: cols}
-	pg := rows.NewPage(format, maxRows, lim.MaxBytes)
+	pg := rows.NewPage(format, maxRows, s.cfg.MaxResultBytes)
 	// A retried attempt goes on from the rows already in the page.
 	err = s.exec.Do(ctx, resilience.Metadata, ref.Project, func(ctx context.Context) error {
 		it := s.client.DatasetInProject(ref.Project, ref.Dataset).Table(ref.Table).Read(ctx)
@@ -133,20 +108,6 @@ func (s *Service) Preview(ctx context.Context, in PreviewInput) (*PreviewOutput,
 	out.Rows, out.RowCount, out.CutCells, out.Warning = r.Rows, r.RowCount, r.CutCells, r.Warning
 	out.Truncated, out.TruncatedBy, out.NextStartIndex = r.Truncated, r.TruncatedBy, r.NextStartIndex
 	return out, nil
-}
-
-func (s *Service) rowLimits() RowLimits {
-	l := s.limits
-	if l.DefaultRows == 0 {
-		l.DefaultRows = defaultRowLimits.DefaultRows
-	}
-	if l.MaxRows == 0 {
-		l.MaxRows = defaultRowLimits.MaxRows
-	}
-	if l.MaxBytes == 0 {
-		l.MaxBytes = defaultRowLimits.MaxBytes
-	}
-	return l
 }
 
 // selectColumns returns the indexes of the named top-level columns in

@@ -19,7 +19,7 @@ func TestPreviewWarnsOfCutCells(t *testing.T) {
 	fake.addTable("d", wide)
 	fake.rows["d.wide"] = []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}, {V: strings.Repeat("x", 5000)}}}}
 	s := newTestService(t, fake, serviceOptions{project: "p"})
-	s.SetRowLimits(RowLimits{MaxBytes: 1024})
+	s.cfg.MaxResultBytes = 1024
 
 	p, err := s.Preview(context.Background(), PreviewInput{Table: "d.wide"})
 	if err != nil {

@@ -166,7 +166,7 @@ func (s *Service) searchDatasets(ctx context.Context, project string, asked []st
 			if err := bqtype.ValidateDatasetID(d); err != nil {
 				return nil, false, err
 			}
-			if err := s.allow.Check(project, d); err != nil {
+			if err := s.cfg.Datasets.Check(project, d); err != nil {
 				return nil, false, err
 			}
 		}
@@ -189,7 +189,7 @@ func (s *Service) searchDatasets(ctx context.Context, project string, asked []st
 // in the dataset's location and bills BigQuery's 10 MB minimum per query.
 // Each row is kept only if the allowlist allows the dataset it names.
 func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q string, limit int) ([]scored, error) {
-	if err := s.allow.Check(project, dataset); err != nil {
+	if err := s.cfg.Datasets.Check(project, dataset); err != nil {
 		return nil, err
 	}
 	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, description "+
@@ -199,7 +199,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 	// minimum is what the budget is charged, the job's own figure not being
 	// at hand through the client's row iterator.
 	principal := auth.CallerFrom(ctx).Principal
-	if err := s.budget.Check(principal, infoSchemaMinBill); err != nil {
+	if err := s.cfg.Budget.Check(principal, infoSchemaMinBill); err != nil {
 		return nil, err
 	}
 	var found []scored
@@ -232,7 +232,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			if err != nil {
 				return err
 			}
-			if !r.FieldPath.Valid || !s.allow.Allows(project, r.TableSchema.StringVal) {
+			if !r.FieldPath.Valid || !s.cfg.Datasets.Allows(project, r.TableSchema.StringVal) {
 				continue
 			}
 			if m, ok := match(r.TableSchema.StringVal+"."+r.TableName.StringVal, r.FieldPath.StringVal, r.DataType.StringVal, r.Description.StringVal, q); ok {
@@ -241,7 +241,7 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 		}
 	})
 	if err == nil {
-		s.budget.Add(principal, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
+		s.cfg.Budget.Add(principal, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
 	}
 	return found, err
 }

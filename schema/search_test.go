@@ -95,7 +95,7 @@ func newSearchService(t *testing.T, f *infoSchemaFake) *Service {
 		t.Fatal(err)
 	}
 	cache := resilience.NewCache(resilience.CacheConfig{TTL: time.Minute, MaxStale: time.Hour})
-	return NewService(client, rest, exec, cache, "adc:test", "p")
+	return NewService(Config{Client: client, REST: rest, Executor: exec, Cache: cache, Identity: "adc:test", Project: "p"})
 }
 
 // search_columns asks INFORMATION_SCHEMA where it answers, falls back on
@@ -159,7 +159,7 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	f := &infoSchemaFake{fakeBigQuery: meta}
 	s := newSearchService(t, f)
 	budget := governance.NewBudget(15<<20, 0)
-	s.SetBudget(budget)
+	s.cfg.Budget = budget
 	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
 	if _, err := s.SearchColumns(context.Background(), in); err != nil {
 		t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -37,32 +36,18 @@ import (
 // drop the table type and dataset location that the list calls return for
 // free; table metadata uses the Go client for its typed schema.
 type Service struct {
-	client  *bigquery.Client
-	rest    *bq.Service
-	exec    *resilience.Executor
-	cache   *resilience.Cache
-	project string
-	// identity keeps one caller's cached answers from being served to
-	// another whose access may differ.
-	identity string
-	// limits cap preview_table's rows and bytes (SetRowLimits).
-	limits RowLimits
-	// allow is the dataset allowlist (SetAllowlist); nil allows all.
-	allow *governance.Allowlist
-	// budget keeps the callers' bytes budgets (SetBudget); nil: none.
-	budget *governance.Budget
-}
-
-// NewService returns a Service using defaultProject when a call names none.
-// Answers are cached per identity in cache.
-func NewService(client *bigquery.Client, rest *bq.Service, exec *resilience.Executor, cache *resilience.Cache, identity, defaultProject string) *Service {
-	return &Service{client: client, rest: rest, exec: exec, cache: cache, identity: identity, project: defaultProject}
+	client *bigquery.Client
+	rest   *bq.Service
+	exec   *resilience.Executor
+	cache  *resilience.Cache
+	// cfg is the Config given to NewService, with its defaults filled in.
+	cfg Config
 }
 
 // cached serves key from the cache, or computes it with fetch.
 func cached[T any](ctx context.Context, s *Service, key string, fetch func(context.Context) (*T, error), fresh func(*T, bqtype.Freshness) *T) (*T, error) {
 	// A user caller (oauth mode) gets a cache of their own.
-	v, f, err := s.cache.Get(ctx, s.identity+auth.CallerFrom(ctx).CredentialKey()+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
+	v, f, err := s.cache.Get(ctx, s.cfg.Identity+auth.CallerFrom(ctx).CredentialKey()+"\x00"+key, func(ctx context.Context) (any, error) { return fetch(ctx) })
 	if err != nil {
 		return nil, bqerr.From(err)
 	}
@@ -128,7 +113,7 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 	}
 	// The allowlist is part of the key: a listing filtered for one
 	// allowlist is never served under another.
-	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size), s.allow.String()}, "\x00")
+	key := strings.Join([]string{"datasets", project, in.Filter, in.PageToken, strconv.Itoa(size), s.cfg.Datasets.String()}, "\x00")
 	return cached(ctx, s, key, func(ctx context.Context) (*ListDatasetsOutput, error) {
 		return s.listDatasets(ctx, project, in.Filter, in.PageToken, size)
 	}, func(o *ListDatasetsOutput, f bqtype.Freshness) *ListDatasetsOutput {
@@ -140,7 +125,7 @@ func (s *Service) ListDatasets(ctx context.Context, in ListDatasetsInput) (*List
 
 func (s *Service) listDatasets(ctx context.Context, project, filter, token string, size int) (*ListDatasetsOutput, error) {
 	out := &ListDatasetsOutput{Project: project, Datasets: []Dataset{}}
-	sparse := filter != "" || s.allow.Enabled()
+	sparse := filter != "" || s.cfg.Datasets.Enabled()
 	for pages := 1; ; pages++ {
 		var page *bq.DatasetList
 		err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
@@ -153,7 +138,7 @@ func (s *Service) listDatasets(ctx context.Context, project, filter, token strin
 		}
 		for _, d := range page.Datasets {
 			if d.DatasetReference == nil || !contains(d.DatasetReference.DatasetId, filter) ||
-				!s.allow.Allows(project, d.DatasetReference.DatasetId) {
+				!s.cfg.Datasets.Allows(project, d.DatasetReference.DatasetId) {
 				continue
 			}
 			out.Datasets = append(out.Datasets, Dataset{
@@ -225,7 +210,7 @@ func (s *Service) ListTables(ctx context.Context, in ListTablesInput) (*ListTabl
 	if err := bqtype.ValidateProjectID(project); err != nil {
 		return nil, err
 	}
-	if err := s.allow.Check(project, dataset); err != nil {
+	if err := s.cfg.Datasets.Check(project, dataset); err != nil {
 		return nil, err
 	}
 	size, err := pageSize(in.MaxResults)
@@ -416,14 +401,14 @@ func (s *Service) fullSchema(ctx context.Context, table string) (*TableSchema, e
 		return nil, err
 	}
 	if ref.Project == "" {
-		ref.Project = s.project
+		ref.Project = s.cfg.Project
 	}
 	if ref.Project == "" {
 		return nil, noProject()
 	}
 	// Checked on the parsed name, before the cache: every spelling of a
 	// table and every cached schema pass here.
-	if err := s.allow.Check(ref.Project, ref.Dataset); err != nil {
+	if err := s.cfg.Datasets.Check(ref.Project, ref.Dataset); err != nil {
 		return nil, err
 	}
 	return cached(ctx, s, "table\x00"+ref.String(), func(ctx context.Context) (*TableSchema, error) {
@@ -485,7 +470,7 @@ func (s *Service) projectOr(p string) string {
 	if p = strings.TrimSpace(p); p != "" {
 		return p
 	}
-	return s.project
+	return s.cfg.Project
 }
 
 func pageSize(n int) (int, error) {
@@ -517,6 +502,3 @@ func rfc3339(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
-
-// DefaultProject is the project calls use when they name none.
-func (s *Service) DefaultProject() string { return s.project }

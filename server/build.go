@@ -49,16 +49,12 @@ type Config struct {
 	Toolsets []Toolset
 	ReadOnly bool
 
-	AllowWrites     bool
-	MaxBytesBilled  int64
-	DefaultMaxRows  int
-	MaxRows         int
-	MaxResultBytes  int
-	PricePerTiB     float64
-	QueryTimeout    time.Duration
-	MaxQueryTimeout time.Duration
-	// MaxWait is the longest one call waits for a running job (waitSeconds).
-	MaxWait time.Duration
+	// Limits are the flags' limits on queries and results (--allow-writes,
+	// --max-bytes-billed, --default-max-rows, --max-rows,
+	// --max-result-bytes, --price-per-tib, --query-timeout,
+	// --max-query-timeout, --max-wait, --confirm-above-bytes), declared
+	// once in query and handed to the services whole.
+	query.Limits
 
 	// Datasets (--datasets) is the dataset allowlist: comma-separated
 	// project.dataset or dataset patterns; empty allows every dataset.
@@ -68,9 +64,6 @@ type Config struct {
 	// instance; zero: no bound.
 	MaxBytesPerSession int64
 	MaxBytesPerDay     int64
-	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
-	// process more runs only after the user approves it. Zero: never ask.
-	ConfirmAboveBytes int64
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool
@@ -102,18 +95,11 @@ type Config struct {
 // Defaults returns the documented default limits.
 func Defaults() Config {
 	return Config{
-		Auth:            auth.ADC,
-		MaxBytesBilled:  10 << 30,
-		DefaultMaxRows:  100,
-		MaxRows:         10000,
-		MaxResultBytes:  256 << 10,
-		PricePerTiB:     6.25,
-		QueryTimeout:    60 * time.Second,
-		MaxQueryTimeout: 10 * time.Minute,
-		MaxWait:         45 * time.Second,
-		Resilience:      resilience.Defaults(),
-		CacheTTL:        5 * time.Minute,
-		CacheMaxStale:   24 * time.Hour,
+		Auth:          auth.ADC,
+		Limits:        query.Limits{PricePerTiB: 6.25}.WithDefaults(),
+		Resilience:    resilience.Defaults(),
+		CacheTTL:      5 * time.Minute,
+		CacheMaxStale: 24 * time.Hour,
 		// A few dozen queries stream their results at once on one
 		// 1-CPU Cloud Run instance; more would only queue behind them.
 		MaxConcurrentCalls: 64,
@@ -281,35 +267,27 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
 	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
+	sch := schema.NewService(schema.Config{
+		Client: client, REST: rest, Executor: runner, Cache: cache,
+		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
+		Datasets: allow, Budget: budget, Limits: cfg.Limits.Limits,
+	})
 	svc := Services{
-		Schema: schema.NewService(client, rest, runner, cache, string(id.Mode)+":"+id.Principal, cfg.Project),
-		Query: query.NewService(client, rest, runner, query.Config{
-			Project:         cfg.Project,
-			Location:        cfg.Location,
-			AllowWrites:     cfg.AllowWrites,
-			MaxBytesBilled:  cfg.MaxBytesBilled,
-			DefaultMaxRows:  cfg.DefaultMaxRows,
-			MaxRows:         cfg.MaxRows,
-			MaxResultBytes:  cfg.MaxResultBytes,
-			PricePerTiB:     cfg.PricePerTiB,
-			QueryTimeout:    cfg.QueryTimeout,
-			MaxQueryTimeout: cfg.MaxQueryTimeout,
-			MaxWait:         cfg.MaxWait,
-
-			Datasets:          allow,
-			State:             state,
-			ConfirmAboveBytes: cfg.ConfirmAboveBytes,
+		Schema: sch,
+		Query: query.NewService(query.Config{
+			Client: client, REST: rest, Executor: runner,
+			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
+			Datasets: allow, State: state,
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
 			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,
-		}, qHooks, log),
+			// The schema service's cached metadata answers the allowlist's
+			// questions about views, and where datasets live.
+			Catalog: sch,
+			Hooks:   qHooks, Logger: log,
+		}),
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: allow})
-	svc.Query.SetCatalog(svc.Schema)
-	svc.Query.SetLocations(query.Locations{Dataset: svc.Schema.DatasetLocation, Project: svc.Schema.DatasetLocations})
-	svc.Schema.SetRowLimits(schema.RowLimits{DefaultRows: cfg.DefaultMaxRows, MaxRows: cfg.MaxRows, MaxBytes: cfg.MaxResultBytes})
-	svc.Schema.SetAllowlist(allow)
-	svc.Schema.SetBudget(budget)
 	b := &Backend{Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})

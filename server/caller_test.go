@@ -81,7 +81,7 @@ func TestResourcesAndCompletionUseTheCallersToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := schema.NewService(client, rest, exec, resilience.NewCache(resilience.CacheConfig{}), "test", "p")
+	svc := schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p"})
 	m := New(Services{Schema: svc}, Options{Logger: discardLogger()})
 
 	// The HTTP edge as oauth mode sets it up: a verified access token

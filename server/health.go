@@ -119,10 +119,10 @@ func (b *Backend) Health(ctx context.Context) *HealthReport {
 // check is reported, never a failed health call. Dataset names stay out of
 // the report: health is agent-facing, and the allowlist hides them.
 func (b *Backend) allowlistHealth(ctx context.Context) *AllowlistHealth {
-	if b.schema == nil || !b.schema.Allowlist().Enabled() {
+	if b.schema == nil || !b.schema.Datasets().Enabled() {
 		return nil
 	}
-	h := &AllowlistHealth{Datasets: b.schema.Allowlist().String()}
+	h := &AllowlistHealth{Datasets: b.schema.Datasets().String()}
 	if b.project == "" {
 		h.Error = "no default project to check"
 		return h

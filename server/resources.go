@@ -84,7 +84,7 @@ func completeNames(svc *schema.Service) func(context.Context, *mcp.CompleteReque
 		more := false
 		switch p.Argument.Name {
 		case "project":
-			if pr := svc.DefaultProject(); pr != "" && svc.Allowlist().AllowsProject(pr) {
+			if pr := svc.DefaultProject(); pr != "" && svc.Datasets().AllowsProject(pr) {
 				names = []string{pr}
 			}
 		case "dataset":

@@ -69,12 +69,11 @@ func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *shopBigQuery) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := schema.NewService(client, rest, exec, resilience.NewCache(resilience.CacheConfig{}), "test", "p")
 	allow, err := governance.ParseAllowlist(spec, "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.SetAllowlist(allow)
+	svc := schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p", Datasets: allow})
 	return connect(t, New(Services{Schema: svc}, Options{Logger: discardLogger()}), "", nil), fake
 }
 

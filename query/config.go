@@ -1,0 +1,137 @@
+package query
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+	"github.com/google/uuid"
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/rows"
+)
+
+// Config is everything a Service needs, given once to NewService, the way
+// gobreaker.Settings configures a breaker: nothing is set after
+// construction, and every field says what its zero value means.
+type Config struct {
+	// Client reads job metadata; REST runs queries (jobs.query with a
+	// requestId of ours, which the client's Query.Read cannot keep across
+	// attempts), reads result pages and cancels jobs with one plain
+	// request. Both are required.
+	Client *bigquery.Client
+	REST   *bq.Service
+	// Executor runs every BigQuery call under its operation's policy.
+	// Required.
+	Executor *resilience.Executor
+	// Project (--project) runs and pays for the jobs. Empty: execute_sql
+	// and dry_run_sql refuse, saying the server needs one.
+	Project string
+	// Location (--location) is where jobs run. Empty: a query's default
+	// dataset's location, else BigQuery's choice from the data.
+	Location string
+	// Limits are the flags' limits on queries and their results.
+	Limits
+	// Datasets (--datasets) is the dataset allowlist. Nil: every dataset.
+	Datasets *governance.Allowlist
+	// State keeps each caller's spending, limits (--max-bytes-per-*) and
+	// reservations, and the records of who started which job. Nil: an
+	// in-memory state without limits.
+	State governance.State
+	// MultiPrincipal is set when the server may serve more than one
+	// principal (HTTP with client authentication): the job tools then
+	// refuse jobs this server did not start (owner.go). False: one
+	// principal.
+	MultiPrincipal bool
+	// Catalog answers from cached metadata what the allowlist must know of
+	// views and datasets, and where datasets live. Nil: a query that reads
+	// tables outside the allowlist is refused even through a view, jobs run
+	// where BigQuery routes them, and a job of unknown location is looked
+	// for only in the US and EU multi-regions.
+	Catalog Catalog
+	// Hooks see what jobs did. Zero: nobody is told.
+	Hooks Hooks
+	// Logger logs what the agent is not told. Nil: nothing is logged.
+	Logger *slog.Logger
+}
+
+// Limits are the limits the flags set on queries and their results; agents
+// may tighten them per call but never loosen them. Each field has its
+// flag's name. server.Config embeds the same struct, so a limit is declared
+// once from flag to service.
+type Limits struct {
+	// AllowWrites (--allow-writes) permits statements other than a single
+	// SELECT. False: read-only.
+	AllowWrites bool
+	// MaxBytesBilled (--max-bytes-billed) is set on every job; an agent may
+	// ask for less. Zero: 10 GiB.
+	MaxBytesBilled int64
+	// PricePerTiB (--price-per-tib) is the on-demand USD price used for
+	// dry-run estimates and usage. Zero: every cost is 0 (flat rate).
+	PricePerTiB float64
+	// QueryTimeout (--query-timeout) bounds a call that names no
+	// timeoutSeconds, and the job tools' calls. Zero: 60 s.
+	QueryTimeout time.Duration
+	// MaxQueryTimeout (--max-query-timeout) is the most a call may ask for.
+	// Zero: 10 min.
+	MaxQueryTimeout time.Duration
+	// MaxWait (--max-wait) is the longest a call may wait for a running job
+	// (waitSeconds); the job itself may run on until its timeout. The
+	// default wait is the smaller of this and 45 s. Zero: 45 s.
+	MaxWait time.Duration
+	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
+	// process more waits for the user's approval. Zero: never ask.
+	ConfirmAboveBytes int64
+	// Limits (--default-max-rows, --max-rows, --max-result-bytes) cap the
+	// rows of execute_sql and get_query_results.
+	rows.Limits
+}
+
+// WithDefaults returns l with its zero fields set to the defaults they
+// document.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxBytesBilled == 0 {
+		l.MaxBytesBilled = 10 << 30
+	}
+	if l.QueryTimeout == 0 {
+		l.QueryTimeout = 60 * time.Second
+	}
+	if l.MaxQueryTimeout == 0 {
+		l.MaxQueryTimeout = 10 * time.Minute
+	}
+	if l.MaxWait <= 0 {
+		l.MaxWait = defaultWait
+	}
+	l.Limits = l.Limits.WithDefaults()
+	return l
+}
+
+// Hooks let the server wiring see what jobs did (for telemetry and the
+// client's log notifications). Every field is optional.
+type Hooks struct {
+	// JobDone is called when a query job finished, with its statistics.
+	JobDone func(ctx context.Context, statementType string, bytesProcessed, bytesBilled int64, cacheHit bool)
+	// JobCancelled is called when the server cancelled a job; reason is
+	// "timeout" or "client_cancel".
+	JobCancelled func(ctx context.Context, reason string)
+}
+
+// NewService returns a query service configured once by cfg.
+func NewService(cfg Config) *Service {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.State == nil {
+		cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	}
+	cfg.Limits = cfg.Limits.WithDefaults()
+	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
+		verdicts: newVerdicts(), views: newViewCache(), newRequestID: uuid.NewString, loc: newLocator()}
+	s.follower = newFollower(s.jobState, func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
+		s.settle(ctx, f.job.id, f.reservation, bytesProcessed, bytesBilled)
+	})
+	return s
+}
