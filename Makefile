@@ -29,7 +29,7 @@ KO_FLAGS      := --image-user 65532:65532 --image-label org.opencontainers.image
 # Inspector) and the Node 22 they run on, pinned in integration_test/clients.
 CLIENTS_DIR   := integration_test/clients
 NODE_BIN      := $(CURDIR)/$(CLIENTS_DIR)/node_modules/node/bin
-CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep|TestBundle
+CLIENT_TESTS  := TestConformanceSuite|TestInspectorCLI|TestProtocolSweep|TestBundle|TestAppInBrowser
 
 # Release tooling, pinned and run from the module proxy (docs/release.md).
 # GoReleaser drops the whole git state (the commit, and the commit time that
@@ -101,6 +101,9 @@ lint:
 bench:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/...
+	@echo "the MCP App: bundle size, and 10,000 rows x 10 columns rendered in headless Chromium"
+	@wc -c < ui/app.html
+	cd integration_test && PATH="$(NODE_BIN):$$PATH" $(EMULATOR_ENV) $(GO) test -count=1 -run 'TestAppInBrowser/10000_rows' -v . | grep -E '10,000 rows|^(ok|FAIL|---)'
 
 clean:
 	rm -rf bin dist

@@ -65,7 +65,12 @@ export function chart(cols: Column[], rows: unknown[][], p: ChartPlan): HTMLElem
     g.append(svg("text", { x: PAD.l - 6, y: y + 4, "text-anchor": "end", class: "tick" }, short(v)));
   }
   const n = pts.length;
-  const label = (i: number, x: number) => g.append(svg("text", { x, y: H - PAD.b + 16, "text-anchor": "middle", class: "tick" }, String(pts[i][p.x]).slice(0, 16)));
+  const label = (i: number, x: number) => {
+    // A line's first and last labels stay inside the chart.
+    const edge = p.kind === "line" && n > 1;
+    const anchor = edge && i === 0 ? "start" : edge && i === n - 1 ? "end" : "middle";
+    g.append(svg("text", { x, y: H - PAD.b + 16, "text-anchor": anchor, class: "tick" }, String(pts[i][p.x]).slice(0, 16)));
+  };
   if (p.kind === "line") {
     const xAt = (i: number) => PAD.l + (n === 1 ? iw / 2 : (i * iw) / (n - 1));
     p.ys.forEach((y, j) => {

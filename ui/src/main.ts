@@ -13,6 +13,13 @@ import { type Column, type DryRun, type Rows, type TableSchema, typeName } from 
 // dry run reports the server's own price.
 const PRICE_PER_TIB = 6.25;
 
+// Why a page was cut, by truncatedBy.
+const WHY: Record<string, string> = {
+  maxRows: "the rows asked for in one answer",
+  maxResultBytes: "the server's size limit for one answer",
+  cellBytes: "a value too large for one answer was shortened",
+};
+
 const root = document.getElementById("app") as HTMLElement;
 const app = new App({ name: "bigquery-mcp", version: "1.0.0" }, {}, { autoResize: true });
 let input: Record<string, unknown> = {};
@@ -100,8 +107,8 @@ function resultView(res: Rows) {
     const cut = last.truncated && last.nextStartIndex !== undefined;
     banner.hidden = !cut;
     if (cut) {
-      const why = last.truncatedBy === "bytes" ? "the server's size limit for one answer" : last.truncatedBy === "rows" ? "the row limit for one answer" : "the server's limits";
-      bannerText.textContent = `Result cut at ${count(table.loaded)} rows by ${why}. `;
+      const why = WHY[last.truncatedBy ?? ""] ?? "the server's limits";
+      bannerText.textContent = `Result cut at ${count(table.loaded)} rows: ${why}. `;
     }
   };
 
@@ -223,7 +230,7 @@ function columnTree(cols: Column[], top = true): HTMLElement {
   const ul = h("ul", { role: top ? "tree" : "group", class: top ? "tree" : undefined, "aria-label": top ? "Columns" : undefined });
   for (const c of cols) {
     const line = h("span", { class: "col" }, h("span", { class: "name" }, c.name), " ", h("span", { class: "type" }, c.fields?.length ? (c.mode === "REPEATED" ? "ARRAY<STRUCT>" : "STRUCT") : typeName(c)),
-      c.mode && c.mode !== "NULLABLE" ? h("span", { class: `mode ${c.mode.toLowerCase()}` }, c.mode) : null,
+      c.mode === "REQUIRED" ? h("span", { class: `mode ${c.mode.toLowerCase()}` }, c.mode) : null,
       c.description ? h("span", { class: "desc" }, c.description) : null);
     if (c.fields?.length) {
       const d = h("details", { open: true }, h("summary", null, line), columnTree(c.fields, false));
@@ -254,7 +261,7 @@ function schemaView(s: TableSchema) {
   const labels = s.labels && Object.keys(s.labels).length ? h("p", { class: "labels" }, ...Object.entries(s.labels).map(([k, v]) => h("span", { class: "label" }, `${k}: ${v}`))) : null;
   root.replaceChildren(
     h("h1", null, s.table),
-    s.description ? h("p", { class: "desc" }, s.description) : null as unknown as Node,
+    ...(s.description ? [h("p", { class: "desc" }, s.description)] : []),
     h("dl", { class: "stats" }, ...items),
     ...(labels ? [labels] : []),
     h("section", { class: "schema" }, columnTree(s.columns)),

@@ -1,0 +1,600 @@
+package integration_test
+
+// The MCP App (package ui) in a real browser: headless Chromium, driven by
+// chromedp, loads a small host page built on ext-apps' AppBridge
+// (ui/src/host.ts). The host finds each tool's view through tools/list and
+// resources/read and calls tools through /rpc, which forwards to an MCP
+// client session, with the extension declared, on the real server binary
+// on the emulator. The app itself reaches nothing but the host.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
+	"github.com/bigquery-mcp/bigquery-mcp/ui"
+)
+
+// hundredByTen is a 100-row, 10-column result with every kind of value
+// the table shows differently: numbers (INT64, FLOAT64, NUMERIC as a
+// string), NULL, the empty string, a STRUCT, an ARRAY, dates and times.
+const hundredByTen = `SELECT n AS id, CONCAT('name_', CAST(n AS STRING)) AS name,
+  IF(MOD(n, 7) = 0, NULL, n * 1.5) AS score, CAST(n AS NUMERIC) AS amount,
+  DATE_ADD(DATE '2024-01-01', INTERVAL n DAY) AS day, MOD(n, 2) = 0 AS even,
+  IF(MOD(n, 5) = 0, '', CONCAT('c', CAST(MOD(n, 3) AS STRING))) AS category,
+  STRUCT(n AS a, 'x' AS b) AS pair, [n, n + 1] AS arr,
+  TIMESTAMP_ADD(TIMESTAMP '2024-01-01 00:00:00+00', INTERVAL n HOUR) AS ts
+FROM UNNEST(GENERATE_ARRAY(1, 100)) AS n ORDER BY n`
+
+var (
+	wantNames = []string{"id", "name", "score", "amount", "day", "even", "category", "pair", "arr", "ts"}
+	wantTypes = []string{"INT64", "STRING", "FLOAT64", "NUMERIC", "DATE", "BOOL", "STRING", "STRUCT", "ARRAY<INT64>", "TIMESTAMP"}
+)
+
+func TestAppInBrowser(t *testing.T) {
+	chromium := browserPath(t)
+	hostJS := buildHost(t)
+	h := newAppHost(t, hostJS)
+	b := newBrowser(t, chromium)
+	shots := artefactsDir(t)
+	b.open(t, h.srv.URL)
+
+	t.Run("result table", func(t *testing.T) {
+		b.load(t, "execute_sql", "light")
+		b.run(t, "execute_sql", map[string]any{"sql": hundredByTen})
+		b.waitApp(t, `document.querySelectorAll("tbody tr[data-row]").length > 0`)
+		var got struct {
+			Names, Types []string
+			Shown        string
+			First        []string
+			NumAligned   []bool
+			Null, Empty  bool
+			Pair, Arr    string
+			Banner       bool
+		}
+		b.evalApp(t, `(() => {
+			const ths = [...document.querySelectorAll("thead th")];
+			const first = [...document.querySelectorAll("tbody tr[data-row='0'] td")];
+			const r7 = document.querySelector("tbody tr[data-row='6']"); // id 7: score is NULL
+			const r5 = document.querySelector("tbody tr[data-row='4']"); // id 5: category is ''
+			return {
+				names: ths.map(th => th.querySelector(".name").textContent),
+				types: ths.map(th => th.querySelector(".type").textContent),
+				shown: document.querySelector(".shown").textContent,
+				first: first.map(td => td.textContent),
+				numAligned: first.map(td => getComputedStyle(td).textAlign === "right"),
+				null: r7.children[2].querySelector(".null")?.textContent === "NULL",
+				empty: r5.children[6].classList.contains("empty") && r5.children[6].textContent === "",
+				pair: first[7].querySelector("button.nested")?.textContent ?? "",
+				arr: first[8].querySelector("button.nested")?.textContent ?? "",
+				banner: !document.querySelector(".banner").hidden,
+			};
+		})()`, &got)
+		if !slices.Equal(got.Names, wantNames) || !slices.Equal(got.Types, wantTypes) {
+			t.Errorf("headers %v %v, want %v %v", got.Names, got.Types, wantNames, wantTypes)
+		}
+		if got.Shown != "100 of 100 rows" || got.Banner {
+			t.Errorf("header says %q, banner shown %v; want 100 of 100 and no banner", got.Shown, got.Banner)
+		}
+		if len(got.First) != 10 || got.First[0] != "1" || got.First[1] != "name_1" || got.First[3] != "1" || got.First[4] != "2024-01-02" {
+			t.Errorf("first row %q", got.First)
+		}
+		if want := []bool{true, false, true, true, false, false, false, false, false, false}; !slices.Equal(got.NumAligned, want) {
+			t.Errorf("right-aligned cells %v, want %v (INT64, FLOAT64, NUMERIC)", got.NumAligned, want)
+		}
+		if !got.Null || !got.Empty {
+			t.Errorf("NULL shown as NULL: %v; empty string shown empty and marked: %v", got.Null, got.Empty)
+		}
+		if !strings.HasPrefix(got.Pair, "{2 fields}") || !strings.HasPrefix(got.Arr, "[2 items]") {
+			t.Errorf("nested cells %q and %q", got.Pair, got.Arr)
+		}
+		// A STRUCT opens as a tree.
+		b.evalApp(t, `document.querySelector("tbody tr[data-row='0'] td:nth-child(8) button").click()`, nil)
+		var tree string
+		b.evalApp(t, `document.querySelector(".detail:not([hidden])")?.textContent ?? ""`, &tree)
+		if !strings.Contains(tree, "a: 1") || !strings.Contains(tree, `b: "x"`) {
+			t.Errorf("the opened STRUCT reads %q", tree)
+		}
+		b.screenshot(t, filepath.Join(shots, "result.png"))
+		// Sorting by id twice puts 100 first; by score, NULL last.
+		b.evalApp(t, `document.querySelector("thead th[data-col='id'] button").click()`, nil)
+		b.evalApp(t, `document.querySelector("thead th[data-col='id'] button").click()`, nil)
+		var sorted struct {
+			Sort  string
+			First string
+		}
+		b.evalApp(t, `({sort: document.querySelector("thead th[data-col='id']").getAttribute("aria-sort"),
+			first: document.querySelector("tbody tr[aria-rowindex='2'] td").textContent})`, &sorted)
+		if sorted.Sort != "descending" || sorted.First != "100" {
+			t.Errorf("after sorting id twice: aria-sort %q, first id %q; want descending, 100", sorted.Sort, sorted.First)
+		}
+		// Scrolling to the end renders the last rows (virtual scrolling).
+		var last string
+		b.evalApp(t, `(async () => { const s = document.querySelector(".scroller"); s.scrollTop = s.scrollHeight;
+			await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+			return document.querySelector("tbody tr[aria-rowindex='101'] td")?.textContent ?? "missing"; })()`, &last)
+		if last != "1" {
+			t.Errorf("the last row after scrolling down reads %q, want id 1", last)
+		}
+	})
+
+	t.Run("load more", func(t *testing.T) {
+		b.load(t, "execute_sql", "light")
+		b.run(t, "execute_sql", map[string]any{"sql": hundredByTen, "maxRows": 10})
+		b.waitApp(t, `!document.querySelector(".banner").hidden`)
+		var banner, shown string
+		b.evalApp(t, `document.querySelector(".banner").textContent`, &banner)
+		b.evalApp(t, `document.querySelector(".shown").textContent`, &shown)
+		if !strings.Contains(banner, "cut at 10 rows") || shown != "10 of 100 rows" {
+			t.Errorf("banner %q, header %q", banner, shown)
+		}
+		b.screenshot(t, filepath.Join(shots, "result-cut.png"))
+		before := h.calls("get_query_results")
+		b.evalApp(t, `document.querySelector(".banner button.more").click()`, nil)
+		b.waitApp(t, `document.querySelector(".shown").textContent === "20 of 100 rows"`)
+		calls := h.calls("get_query_results")
+		if len(calls) != len(before)+1 {
+			t.Fatalf("get_query_results calls at the server: %v", calls)
+		}
+		var args map[string]any
+		if err := json.Unmarshal([]byte(calls[len(calls)-1]), &args); err != nil {
+			t.Fatal(err)
+		}
+		if args["startIndex"] != float64(10) || args["maxRows"] != float64(10) || args["jobId"] == "" {
+			t.Errorf("Load more asked for %v; want the job's rows from 10, 10 at most (what the agent asked for)", args)
+		}
+		var ids []string
+		b.evalApp(t, `[...document.querySelectorAll("tbody tr[data-row] td:first-child")].map(td => td.textContent)`, &ids)
+		if len(ids) != 20 || ids[10] != "11" || ids[19] != "20" {
+			t.Errorf("ids after Load more %v", ids)
+		}
+	})
+
+	t.Run("chart", func(t *testing.T) {
+		b.load(t, "execute_sql", "light")
+		b.run(t, "execute_sql", map[string]any{"sql": `SELECT DATE_ADD(DATE '2024-01-01', INTERVAL n DAY) AS day,
+			n * n AS orders, 100 + MOD(n * 37, 50) AS revenue FROM UNNEST(GENERATE_ARRAY(0, 29)) AS n`})
+		b.waitApp(t, `document.querySelectorAll(".tabs button").length === 2`)
+		b.evalApp(t, `document.querySelectorAll(".tabs button")[1].click()`, nil)
+		var chart struct {
+			Series int
+			Label  string
+			Table  bool
+		}
+		b.evalApp(t, `({series: document.querySelectorAll("svg.chart.line path.series").length,
+			label: document.querySelector("svg.chart")?.getAttribute("aria-label") ?? "",
+			table: !document.querySelector(".scroller").hidden})`, &chart)
+		if chart.Series != 2 || chart.Table || !strings.Contains(chart.Label, "orders, revenue by day") {
+			t.Errorf("chart: %+v; want two lines, orders and revenue by day, in place of the table", chart)
+		}
+		b.screenshot(t, filepath.Join(shots, "chart.png"))
+	})
+
+	t.Run("schema tree", func(t *testing.T) {
+		b.load(t, "get_table_schema", "light")
+		b.run(t, "get_table_schema", map[string]any{"table": emulator.Project + ".shop.orders"})
+		b.waitApp(t, `document.querySelector("ul.tree") !== null`)
+		var tree struct {
+			Title  string
+			Nested []string
+		}
+		b.evalApp(t, `({title: document.querySelector("h1").textContent,
+			nested: [...document.querySelectorAll("ul.tree > li > details ul[role=group] .name")].map(e => e.textContent)})`, &tree)
+		if tree.Title != emulator.Project+".shop.orders" || len(tree.Nested) == 0 {
+			t.Errorf("schema view: %+v; want the table's nested fields under their STRUCT", tree)
+		}
+		b.screenshot(t, filepath.Join(shots, "schema.png"))
+	})
+
+	t.Run("cost card", func(t *testing.T) {
+		b.load(t, "dry_run_sql", "light")
+		b.run(t, "dry_run_sql", map[string]any{"sql": "SELECT order_id FROM shop.orders"})
+		b.waitApp(t, `document.querySelector(".cost .usd") !== null`)
+		var card string
+		b.evalApp(t, `document.querySelector(".cost").textContent`, &card)
+		if !strings.Contains(card, "$") || !strings.Contains(card, "execute_sql would run it") {
+			t.Errorf("cost card reads %q", card)
+		}
+		b.screenshot(t, filepath.Join(shots, "cost.png"))
+	})
+
+	t.Run("dark theme", func(t *testing.T) {
+		b.load(t, "execute_sql", "dark")
+		b.run(t, "execute_sql", map[string]any{"sql": hundredByTen, "maxRows": 20})
+		b.waitApp(t, `document.querySelectorAll("tbody tr[data-row]").length > 0`)
+		var theme string
+		b.evalApp(t, `document.documentElement.dataset.theme + " " + getComputedStyle(document.body).backgroundColor`, &theme)
+		if !strings.HasPrefix(theme, "dark ") || strings.HasSuffix(theme, "rgb(255, 255, 255)") {
+			t.Errorf("theme %q, want dark", theme)
+		}
+		b.screenshot(t, filepath.Join(shots, "result-dark.png"))
+	})
+
+	t.Run("10000 rows", func(t *testing.T) {
+		b.load(t, "execute_sql", "light")
+		// Record (in the DOM, which the test's worlds share) when the
+		// first rows are in the table.
+		b.evalApp(t, `new MutationObserver((_, o) => { if (document.querySelector("tbody tr[data-row]")) {
+			document.documentElement.dataset.rendered = String(performance.timeOrigin + performance.now()); o.disconnect(); } })
+			.observe(document.body, {childList: true, subtree: true})`, nil)
+		b.run(t, "execute_sql", map[string]any{"maxRows": 10000, "sql": `SELECT n AS id, n * 2 AS b, n * 3 AS c, n / 7 AS d,
+			CONCAT('row ', CAST(n AS STRING)) AS e, MOD(n, 10) AS f, n * 1.5 AS g, CAST(n AS STRING) AS h, n - 1 AS i, n + 1 AS j
+			FROM UNNEST(GENERATE_ARRAY(1, 10000)) AS n`})
+		b.waitApp(t, `document.querySelector(".shown")?.textContent === "10,000 of 10,000 rows"`)
+		var rendered, sent float64
+		b.evalApp(t, `Number(document.documentElement.dataset.rendered)`, &rendered)
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`window.sentAt`, &sent)); err != nil {
+			t.Fatal(err)
+		}
+		var inDOM int
+		b.evalApp(t, `document.querySelectorAll("tbody tr[data-row]").length`, &inDOM)
+		t.Logf("10,000 rows x 10 columns: in the table %.0f ms after the host sent the result; %d rows in the DOM", rendered-sent, inDOM)
+		if inDOM > 200 {
+			t.Errorf("%d rows in the DOM: virtual scrolling should keep only those in view", inDOM)
+		}
+	})
+
+	// Last: everything the browser fetched, the app's frames included.
+	t.Run("no network outside the bridge", func(t *testing.T) {
+		reqs, appFrames := b.requests()
+		base, _ := url.Parse(h.srv.URL)
+		for _, r := range reqs {
+			u, err := url.Parse(r.url)
+			if err != nil || u.Host != base.Host || !slices.Contains([]string{"/", "/host.js", "/rpc", "/favicon.ico"}, u.Path) {
+				t.Errorf("the page fetched %s", r.url)
+			}
+			if appFrames[r.frame] {
+				t.Errorf("the app fetched %s", r.url)
+			}
+		}
+		if len(appFrames) == 0 || len(reqs) == 0 {
+			t.Errorf("recorded %d requests and %d app frames", len(reqs), len(appFrames))
+		}
+	})
+}
+
+// browserPath finds Chromium; without it the test skips, unless
+// BQMCP_REQUIRE_CLIENTS is set (CI installs it).
+func browserPath(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("BQMCP_REQUIRE_CLIENTS") != "" {
+		t.Fatal("no chromium on PATH (BQMCP_REQUIRE_CLIENTS is set): apt-get install chromium")
+	}
+	t.Skip("no chromium on PATH")
+	return ""
+}
+
+// buildHost bundles the host page's script with the app's pinned tools.
+func buildHost(t *testing.T) []byte {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join("..", "ui", "node_modules", "esbuild"))
+	}
+	if err != nil {
+		if os.Getenv("BQMCP_REQUIRE_CLIENTS") != "" {
+			t.Fatalf("cannot build the host page (BQMCP_REQUIRE_CLIENTS is set): %v; run make clients", err)
+		}
+		t.Skipf("cannot build the host page (make clients): %v", err)
+	}
+	out := filepath.Join(t.TempDir(), "host.js")
+	cmd := exec.Command(node, "build.mjs", "--host", out)
+	cmd.Dir = filepath.Join("..", "ui")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building the host page: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// artefactsDir is where screenshots go: $BQMCP_ARTEFACTS, else a folder
+// in the system's temporary directory that outlives the test.
+func artefactsDir(t *testing.T) string {
+	dir := os.Getenv("BQMCP_ARTEFACTS")
+	if dir == "" {
+		dir = filepath.Join(os.TempDir(), "bqmcp-artefacts")
+	}
+	dir = filepath.Join(dir, "app")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshots in %s", dir)
+	return dir
+}
+
+// appHost serves the host page and forwards its /rpc calls to the real
+// binary over stdio, as a client that renders apps.
+type appHost struct {
+	srv *httptest.Server
+	mu  sync.Mutex
+	log []string // "tool {arguments}" of every tools/call forwarded
+}
+
+func newAppHost(t *testing.T, hostJS []byte) *appHost {
+	caps := &mcp.ClientCapabilities{}
+	caps.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
+	cmd := exec.Command(serverBin, "stdio", "--endpoint", emu.URL, "--project", emulator.Project, "--max-result-bytes", "8388608")
+	cmd.Stderr = &logBuffer{t: t}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "browser-test-host", Version: "1"}, &mcp.ClientOptions{Capabilities: caps}).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	h := &appHost{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		// The strict policy a host page might have; the app's srcdoc frame
+		// inherits it.
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:")
+		fmt.Fprint(w, `<!doctype html><html><head><meta charset="utf-8"><title>Test host</title></head>
+<body style="margin:0"><style>iframe{display:block;width:1000px;height:640px;border:0}</style><script src="/host.js"></script></body></html>`)
+	})
+	mux.HandleFunc("GET /host.js", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		w.Write(hostJS)
+	})
+	mux.HandleFunc("POST /rpc", func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), 90*time.Second)
+		defer cancel()
+		var res any
+		var err error
+		switch req.Method {
+		case "tools/list":
+			res, err = cs.ListTools(ctx, nil)
+		case "resources/read":
+			var p mcp.ReadResourceParams
+			if err = json.Unmarshal(req.Params, &p); err == nil {
+				res, err = cs.ReadResource(ctx, &p)
+			}
+		case "tools/call":
+			var p mcp.CallToolParams
+			if err = json.Unmarshal(req.Params, &p); err == nil {
+				args, _ := json.Marshal(p.Arguments)
+				h.mu.Lock()
+				h.log = append(h.log, p.Name+" "+string(args))
+				h.mu.Unlock()
+				res, err = cs.CallTool(ctx, &p)
+			}
+		default:
+			err = fmt.Errorf("the test host forwards no %s", req.Method)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"result": res})
+	})
+	h.srv = httptest.NewServer(mux)
+	t.Cleanup(h.srv.Close)
+	return h
+}
+
+// calls returns the arguments of every call of tool the host forwarded.
+func (h *appHost) calls(tool string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, l := range h.log {
+		if args, ok := strings.CutPrefix(l, tool+" "); ok {
+			out = append(out, args)
+		}
+	}
+	return out
+}
+
+type request struct {
+	url   string
+	frame cdp.FrameID
+}
+
+// browser is headless Chromium with the host page open.
+type browser struct {
+	ctx       context.Context
+	mu        sync.Mutex
+	reqs      []request
+	appFrames map[cdp.FrameID]bool
+}
+
+func newBrowser(t *testing.T, path string) *browser {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 700),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		// Keep the sandboxed app frame in the page's process, where the
+		// test can read its DOM.
+		chromedp.Flag("disable-features", "IsolateSandboxedIframes"), chromedp.Flag("disable-site-isolation-trials", true),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	b := &browser{ctx: ctx, appFrames: map[cdp.FrameID]bool{}}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			b.mu.Lock()
+			b.reqs = append(b.reqs, request{e.Request.URL, e.FrameID})
+			b.mu.Unlock()
+		case *runtime.EventExceptionThrown:
+			t.Logf("browser exception: %s %s", e.ExceptionDetails.Text, exceptionText(e.ExceptionDetails))
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				t.Logf("browser console %s: %s", e.Type, strings.Join(parts, " "))
+			}
+		}
+	})
+	if err := chromedp.Run(ctx, network.Enable()); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	if d.Exception != nil {
+		return d.Exception.Description
+	}
+	return ""
+}
+
+func (b *browser) requests() ([]request, map[cdp.FrameID]bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.reqs), b.appFrames
+}
+
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+func (b *browser) open(t *testing.T, u string) {
+	t.Helper()
+	if err := chromedp.Run(b.ctx, chromedp.Navigate(u), chromedp.WaitReady("body")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// load has the host start tool's view; run has it call the tool and hand
+// the app the result.
+func (b *browser) load(t *testing.T, tool, theme string) {
+	t.Helper()
+	var s string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(fmt.Sprintf("load(%q, %q)", tool, theme), &s, awaitPromise)); err != nil || s != "ready" {
+		t.Fatalf("loading the %s view: %q %v", tool, s, err)
+	}
+	id, err := b.appFrame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.mu.Lock()
+	b.appFrames[id] = true
+	b.mu.Unlock()
+}
+
+func (b *browser) run(t *testing.T, tool string, args map[string]any) {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	var s string
+	if err := chromedp.Run(b.ctx, chromedp.Evaluate(fmt.Sprintf("run(%q, %s)", tool, a), &s, awaitPromise)); err != nil || s != "ok" {
+		t.Fatalf("%s: %s %v", tool, s, err)
+	}
+}
+
+func (b *browser) appFrame() (cdp.FrameID, error) {
+	var id cdp.FrameID
+	err := chromedp.Run(b.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		tree, err := page.GetFrameTree().Do(ctx)
+		if err != nil {
+			return err
+		}
+		if len(tree.ChildFrames) != 1 {
+			return fmt.Errorf("%d frames in the host page, want the app's", len(tree.ChildFrames))
+		}
+		id = tree.ChildFrames[0].Frame.ID
+		return nil
+	}))
+	return id, err
+}
+
+// evalApp evaluates expr in the app's frame (in a world of its own: the
+// app's DOM, not its globals) and decodes the value into out.
+func (b *browser) evalApp(t *testing.T, expr string, out any) {
+	t.Helper()
+	if err := b.tryEvalApp(expr, out); err != nil {
+		t.Fatalf("in the app: %v\n%s", err, expr)
+	}
+}
+
+func (b *browser) tryEvalApp(expr string, out any) error {
+	id, err := b.appFrame()
+	if err != nil {
+		return err
+	}
+	return chromedp.Run(b.ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		world, err := page.CreateIsolatedWorld(id).WithWorldName("test").Do(ctx)
+		if err != nil {
+			return err
+		}
+		res, exc, err := runtime.Evaluate(expr).WithContextID(world).WithReturnByValue(true).WithAwaitPromise(true).Do(ctx)
+		if err != nil {
+			return err
+		}
+		if exc != nil {
+			return errors.New(exc.Text + " " + exceptionText(exc))
+		}
+		if out == nil || len(res.Value) == 0 {
+			return nil
+		}
+		return json.Unmarshal(res.Value, out)
+	}))
+}
+
+// waitApp waits until cond is true in the app.
+func (b *browser) waitApp(t *testing.T, cond string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var ok bool
+		err := b.tryEvalApp("!!("+cond+")", &ok)
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			var text string
+			b.tryEvalApp(`document.body.innerText.slice(0, 800)`, &text)
+			t.Fatalf("the app never got to %s (%v); it reads:\n%s", cond, err, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (b *browser) screenshot(t *testing.T, path string) {
+	t.Helper()
+	var png []byte
+	if err := chromedp.Run(b.ctx, chromedp.CaptureScreenshot(&png)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
