@@ -1,6 +1,6 @@
 package rows
 
-// Scalar encoders for EncodeRow: each appends one BigQuery value as JSON,
+// Scalar encoders for Append: each appends one BigQuery value as JSON,
 // writing exactly what encoding/json or the BigQuery client's own String
 // methods would, without their allocations.
 

@@ -246,7 +246,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		cfg.Project = client.Project()
 	}
 	client.Location = cfg.Location
-	allow, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
+	datasets, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -270,14 +270,14 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	sch := schema.NewService(schema.Config{
 		Client: client, REST: rest, Executor: runner, Cache: cache,
 		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
-		Datasets: allow, Budget: budget, Limits: cfg.Limits.Limits,
+		Datasets: datasets, Budget: budget, Limits: cfg.Limits.Limits,
 	})
 	svc := Services{
 		Schema: sch,
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: allow, State: state,
+			Datasets: datasets, State: state,
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
 			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,
@@ -287,10 +287,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			Hooks:   qHooks, Logger: log,
 		}),
 	}
-	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: allow})
+	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
 	b := &Backend{Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
-	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless})
+	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless,
+		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
 	cl.server.Store(b.MCP)
 	return b, nil
 }
