@@ -111,12 +111,19 @@ func (b *Budget) Left(principal string) (left int64, limited bool) {
 }
 
 func (b *Budget) left(a *account) int64 {
+	return limitsLeft(b.perSession, b.perDay, a.session.BytesBilled, a.day.BytesBilled, a.reserved)
+}
+
+// limitsLeft is what may still be billed under both limits (zero: none)
+// after what was billed this session and today and what is held; -1 when
+// neither limit is set. Memory and Redis state answer by the same rule.
+func limitsLeft(perSession, perDay, sessionBilled, dayBilled, held int64) int64 {
 	left := int64(-1)
-	if b.perSession > 0 {
-		left = max(0, b.perSession-a.session.BytesBilled-a.reserved)
+	if perSession > 0 {
+		left = max(0, perSession-sessionBilled-held)
 	}
-	if b.perDay > 0 {
-		d := max(0, b.perDay-a.day.BytesBilled-a.reserved)
+	if perDay > 0 {
+		d := max(0, perDay-dayBilled-held)
 		if left < 0 || d < left {
 			left = d
 		}
@@ -145,11 +152,17 @@ func (b *Budget) fits(a *account, estimate int64) error {
 	if estimate <= left {
 		return nil
 	}
+	return exhausted(estimate, left, a.reserved, b.perSession, b.perDay)
+}
+
+// exhausted is the refusal of an estimate that does not fit: what is
+// left, what running queries hold, and the limits in the hint.
+func exhausted(estimate, left, reserved, perSession, perDay int64) error {
 	msg := fmt.Sprintf("the query would process about %s but %s is left of this server's bytes budget", FormatBytes(estimate), FormatBytes(left))
-	if a.reserved > 0 {
-		msg += fmt.Sprintf(" (%s is held by queries still running)", FormatBytes(a.reserved))
+	if reserved > 0 {
+		msg += fmt.Sprintf(" (%s is held by queries still running)", FormatBytes(reserved))
 	}
-	return bqerr.New(bqerr.ResourceExhausted, msg).WithRetryable(false).WithHint(b.hint())
+	return bqerr.New(bqerr.ResourceExhausted, msg).WithRetryable(false).WithHint(budgetHint(perSession, perDay))
 }
 
 // Reserve holds bytes of principal's budget for a job about to start, or
@@ -215,15 +228,15 @@ func (b *Budget) Release(id string) bool {
 	return true
 }
 
-func (b *Budget) hint() string {
+func budgetHint(perSession, perDay int64) string {
 	var limits string
 	switch {
-	case b.perSession > 0 && b.perDay > 0:
-		limits = fmt.Sprintf("%s per session and %s per day", FormatBytes(b.perSession), FormatBytes(b.perDay))
-	case b.perSession > 0:
-		limits = FormatBytes(b.perSession) + " per session"
+	case perSession > 0 && perDay > 0:
+		limits = fmt.Sprintf("%s per session and %s per day", FormatBytes(perSession), FormatBytes(perDay))
+	case perSession > 0:
+		limits = FormatBytes(perSession) + " per session"
 	default:
-		limits = FormatBytes(b.perDay) + " per UTC day"
+		limits = FormatBytes(perDay) + " per UTC day"
 	}
 	return "The budget is " + limits + " (see the usage tool). Read less: select only the columns needed, filter on the partition column, or query a smaller table; dry_run_sql shows the estimate for free."
 }
