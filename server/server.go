@@ -39,6 +39,9 @@ type Options struct {
 	// Stateless is set when the server answers stateless HTTP, where it
 	// cannot send clients requests of its own (Confirm).
 	Stateless bool
+	// Defaults are the flags' defaults for arguments an agent leaves out,
+	// which the tools' input schemas state. Zero: the services' own.
+	Defaults ArgumentDefaults
 }
 
 // Services are the backends the tools call.
@@ -56,6 +59,9 @@ func New(svc Services, opts Options) *mcp.Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	tools := selectTools(Tools(svc, opts.AllowWrites), opts.Toolsets, opts.ReadOnly, opts.AllowWrites)
+	for _, t := range tools {
+		opts.Defaults.apply(t.tool)
+	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
 		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities()})
 	addSchemaResources(s, svc.Schema)
