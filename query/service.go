@@ -1,18 +1,18 @@
 // Package query runs SQL for agents: dry runs with cost estimates, guarded
-// execution with typed parameters, and results shaped to keep BigQuery's
-// meaning within a size an agent can read.
+// execution with typed parameters, result pages, and the job tools (get,
+// cancel, usage).
 //
-// One file per tool: execute.go (execute_sql), dryrun.go (dry_run_sql),
-// results.go (get_query_results, and the result pages execute_sql shares),
-// jobs.go (get_job, cancel_job), usage.go (usage). Around them: owner.go
-// (who may read which job) and settle.go (budgets as reservations, and
-// following jobs that outlive their call); fast.go (jobs.query, polling a
-// long job, progress reports; progress.go carries the reporter), rest.go
-// (parameters in REST wire types), guard.go, verdict.go and readonly.go
-// (the read-only gate, its verdict cache and its SQL lexer), params.go (typed
-// parameters), location.go (where jobs run, and finding
-// a job in any region), and this file (configuration, and what
-// happens to a job whose caller stopped waiting).
+// It owns what must hold for every statement an agent sends, so that no
+// tool can skip it: the checks before a job exists (preflight: the
+// read-only guard and the dataset allowlist from sqltext's reading of the
+// text, then every table the dry run names, the bytes budget's reservation,
+// the user's confirmation above a size), and the accounting after (who
+// started which job, so only they read it; each job's bytes settled against
+// the budget, by a follower when the job outlives its call). Jobs carry
+// labels and run where their data lives, and are found in any region.
+// Result rows are encoded and cut by package rows; metadata it needs (views,
+// dataset IDs and locations) it asks of a Catalog, which the wiring fills
+// from schema's cache.
 package query
 
 import (
