@@ -177,15 +177,6 @@ func (s *Service) waitFor(seconds int) (time.Duration, error) {
 	return min(defaultWait, s.cfg.MaxWait), nil
 }
 
-func (s *Service) newQuery(r *request) *bigquery.Query {
-	q := s.client.Query(r.sql)
-	q.Parameters = r.params
-	q.DefaultProjectID = r.defaultProject
-	q.DefaultDatasetID = r.defaultDataset
-	q.MaxBytesBilled = r.maxBytesBilled
-	return q
-}
-
 // Execute runs one statement and returns its first rows. A small query
 // costs one jobs.query request (two when the read-only verdict is not yet
 // known); see fast.go.

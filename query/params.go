@@ -283,6 +283,24 @@ func paramValue(t *bigquery.StandardSQLDataType, v any) (*bigquery.QueryParamete
 // scalarString validates v for kind and returns the API's string form.
 func scalarString(kind string, v any) (string, error) {
 	switch kind {
+	case "STRING", "GEOGRAPHY", "JSON", "BOOL":
+		return jsonScalar(kind, v)
+	}
+	text, err := numberOrString(v)
+	if err != nil {
+		return "", err
+	}
+	switch kind {
+	case "INT64", "FLOAT64", "NUMERIC", "BIGNUMERIC":
+		return numberScalar(kind, text)
+	}
+	return textScalar(kind, text)
+}
+
+// jsonScalar reads the kinds whose JSON form is not a number or a string of
+// one: STRING and GEOGRAPHY (strings), JSON (any JSON), BOOL.
+func jsonScalar(kind string, v any) (string, error) {
+	switch kind {
 	case "STRING", "GEOGRAPHY":
 		s, ok := v.(string)
 		if !ok {
@@ -311,10 +329,11 @@ func scalarString(kind string, v any) (string, error) {
 		}
 		return "", fmt.Errorf("want true or false, got %s", jsonKind(v))
 	}
-	text, err := numberOrString(v)
-	if err != nil {
-		return "", err
-	}
+	return "", fmt.Errorf("type %s is not a JSON scalar", kind)
+}
+
+// numberScalar reads a number given as JSON number or string text.
+func numberScalar(kind, text string) (string, error) {
 	switch kind {
 	case "INT64":
 		n, err := strconv.ParseInt(text, 10, 64)
@@ -346,6 +365,14 @@ func scalarString(kind string, v any) (string, error) {
 			return bigquery.NumericString(r), nil
 		}
 		return bigquery.BigNumericString(r), nil
+	}
+	return "", fmt.Errorf("type %s is not a number", kind)
+}
+
+// textScalar reads the kinds written as text: BYTES (base64), the civil and
+// time kinds, INTERVAL.
+func textScalar(kind, text string) (string, error) {
+	switch kind {
 	case "BYTES":
 		b, err := base64.StdEncoding.DecodeString(text)
 		if err != nil {

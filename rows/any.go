@@ -21,6 +21,9 @@ import (
 // encAny encodes v by its Go type alone: the fallback for unknown field
 // types and for values whose Go type does not match the field type.
 func encAny(dst []byte, v any) ([]byte, error) {
+	if out, ok := encGoNumber(dst, v); ok {
+		return out, nil
+	}
 	switch x := v.(type) {
 	case nil:
 		return append(dst, "null"...), nil
@@ -28,34 +31,6 @@ func encAny(dst []byte, v any) ([]byte, error) {
 		return encString(dst, x), nil
 	case bool:
 		return strconv.AppendBool(dst, x), nil
-	case int64:
-		return encInt(dst, x), nil
-	case int:
-		return encInt(dst, int64(x)), nil
-	case int32:
-		return encInt(dst, int64(x)), nil
-	case int16:
-		return encInt(dst, int64(x)), nil
-	case int8:
-		return encInt(dst, int64(x)), nil
-	case uint64:
-		if x <= encMaxSafeInt {
-			return strconv.AppendUint(dst, x, 10), nil
-		}
-		dst = append(dst, '"')
-		return append(strconv.AppendUint(dst, x, 10), '"'), nil
-	case uint:
-		return encAny(dst, uint64(x))
-	case uint32:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case uint16:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case uint8:
-		return strconv.AppendUint(dst, uint64(x), 10), nil
-	case float64:
-		return encFloat(dst, x, 64), nil
-	case float32:
-		return encFloat(dst, float64(x), 32), nil
 	case []byte:
 		return encBytes(dst, x), nil
 	case time.Time:
@@ -111,6 +86,42 @@ func encAny(dst []byte, v any) ([]byte, error) {
 		}
 	}
 	return encString(dst, fmt.Sprint(v)), nil
+}
+
+// encGoNumber writes a Go integer or float by the INT64 and FLOAT64 rules,
+// and reports whether v was one.
+func encGoNumber(dst []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
+	case int64:
+		return encInt(dst, x), true
+	case int:
+		return encInt(dst, int64(x)), true
+	case int32:
+		return encInt(dst, int64(x)), true
+	case int16:
+		return encInt(dst, int64(x)), true
+	case int8:
+		return encInt(dst, int64(x)), true
+	case uint64:
+		if x <= encMaxSafeInt {
+			return strconv.AppendUint(dst, x, 10), true
+		}
+		dst = append(dst, '"')
+		return append(strconv.AppendUint(dst, x, 10), '"'), true
+	case uint:
+		return encGoNumber(dst, uint64(x))
+	case uint32:
+		return strconv.AppendUint(dst, uint64(x), 10), true
+	case uint16:
+		return strconv.AppendUint(dst, uint64(x), 10), true
+	case uint8:
+		return strconv.AppendUint(dst, uint64(x), 10), true
+	case float64:
+		return encFloat(dst, x, 64), true
+	case float32:
+		return encFloat(dst, float64(x), 32), true
+	}
+	return dst, false
 }
 
 func encAnySlice[E any](dst []byte, s []E) ([]byte, error) {
