@@ -18,8 +18,18 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/ui"
 )
 
-// appTools are the tools whose results the app shows.
-var appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql"}
+// appTools are the tools whose results the app shows; appViews says how
+// (docs/tools.md).
+var (
+	appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql"}
+	appViews = map[string]string{
+		"execute_sql":       "the rows as a sortable table with types, job, bytes, cost and cache, a line or bar chart when a date/time or text column comes with numbers, Load more when the result was cut",
+		"get_query_results": "the same table as execute_sql",
+		"preview_table":     "the same table as execute_sql, Load more through preview_table",
+		"get_table_schema":  "the columns as a tree (nested fields collapsible), modes, descriptions, partitioning, clustering, size and freshness",
+		"dry_run_sql":       "a cost card: bytes, USD, tables read, whether execute_sql would run it and whether it would ask for confirmation",
+	}
+)
 
 // capabilities are the server's capabilities: the SDK's default (logging;
 // tools, resources and completions follow from what is registered) and

@@ -277,3 +277,16 @@ func TestAppResource(t *testing.T) {
 		t.Errorf("a plain client reading the app: %v", err)
 	}
 }
+
+// TestEveryAppToolHasAView: docs/tools.md says what each linked tool's
+// view shows.
+func TestEveryAppToolHasAView(t *testing.T) {
+	for _, name := range appTools {
+		if appViews[name] == "" {
+			t.Errorf("%s links to the app but appViews does not say what it shows", name)
+		}
+	}
+	if len(appViews) != len(appTools) {
+		t.Errorf("appViews names %d tools, appTools %d", len(appViews), len(appTools))
+	}
+}

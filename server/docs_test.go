@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/bigquery-mcp/bigquery-mcp/ui"
 )
 
 // toolReference renders docs/tools.md from the tool definitions, so the
@@ -23,6 +25,9 @@ func toolReference() string {
 	b.WriteString("`tools/list` is held under 8 KB by a test.\n\n")
 	b.WriteString("Table schemas are also resources, `bigquery://{project}/{dataset}/{table}` (get_table_schema's default answer), ")
 	b.WriteString("with completion of the `dataset` and `table` arguments.\n\n")
+	b.WriteString("**Views (MCP Apps).** For a client that declares the `io.modelcontextprotocol/ui` extension with the MIME type `text/html;profile=mcp-app`, ")
+	b.WriteString("the tools marked *view* below carry `_meta.ui.resourceUri: \"" + ui.URI + "\"`, and the host shows their results in that app (a table, a chart, a schema tree or a cost card; see the README). ")
+	b.WriteString("Every other client's `tools/list` is the one documented here, byte for byte.\n\n")
 	b.WriteString("| Tool | Read-only | Destructive | Idempotent | Open world |\n|---|---|---|---|---|\n")
 	ro := Tools(Services{}, false)
 	samples := toolSamples()
@@ -34,6 +39,9 @@ func toolReference() string {
 	for _, t := range ro {
 		fmt.Fprintf(&b, "\n## %s\n\n", t.tool.Name)
 		b.WriteString(t.tool.Description + "\n")
+		if view, ok := appViews[t.tool.Name]; ok {
+			b.WriteString("\n*View* (MCP Apps clients): " + view + ".\n")
+		}
 		in, _ := t.tool.InputSchema.(*jsonschema.Schema)
 		b.WriteString("\n**Input**\n\n")
 		writeProps(&b, in)
