@@ -52,74 +52,7 @@ Flags:
 func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	s := &settings{Config: server.Defaults(), command: "stdio"}
 	fs := newFlagSet(getenv)
-	d := s.Config
-	addr := ":8080"
-	if port := getenv("PORT"); port != "" {
-		addr = ":" + port
-		fs.from["addr"] = "$PORT"
-	}
-	authMode := string(auth.ADC)
-	if _, ok := fs.env("endpoint"); ok {
-		authMode = string(auth.None) // shown as the default in --help
-	}
-	var origins, clientMode, clientTokens, clientTokensFile, audiences, principals string
-	toolsets := "schema,query,jobs"
-	var jobLabels string
-	var help, showVersion bool
-	// The flag package needs stable addresses; policies are copied back
-	// after parsing.
-	s.Resilience.Policies = map[resilience.Operation]resilience.Policy{}
-	policies := map[resilience.Operation]*resilience.Policy{}
-	envVar(fs, stringKind, &s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
-	envVar(fs, stringKind, &s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
-	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
-	envVar(fs, stringKind, &authMode, "auth", authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
-	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
-	envVar(fs, stringKind, &toolsets, "toolsets", toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), or all (write only with --allow-writes); health and usage are always listed")
-	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
-	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
-	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql returns when the agent does not say")
-	envVar(fs, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
-	envVar(fs, intKind, &s.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "most bytes of encoded rows one call returns; the rest is marked truncated")
-	envVar(fs, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
-	envVar(fs, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
-	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
-	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds) before it answers jobComplete:false; the job runs on until its timeout")
-	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
-	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
-	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
-	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
-	envVar(fs, stringKind, &jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
-	// Retry policies, one set of flags per operation class.
-	for _, op := range resilience.Operations {
-		p := d.Resilience.Policies[op]
-		envVar(fs, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at BigQuery for one %s call, the first included", op))
-		envVar(fs, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
-		envVar(fs, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
-		policies[op] = &p
-	}
-	envVar(fs, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's circuit breaker")
-	envVar(fs, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
-	envVar(fs, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
-	envVar(fs, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
-	envVar(fs, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
-	envVar(fs, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
-	envVar(fs, stringKind, &origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
-	envVar(fs, stringKind, &s.CredentialsFile, "credentials-file", "", "Google credentials file (service account key, user or external account) used instead of Application Default Credentials")
-	envVar(fs, stringKind, &s.ImpersonateServiceAccount, "impersonate-service-account", "", "service account e-mail to act as, with tokens minted from the base credentials (which need roles/iam.serviceAccountTokenCreator on it)")
-	envVar(fs, stringKind, &clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
-	envVar(fs, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
-	envVar(fs, stringKind, &clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
-	fs.secret["client-tokens"] = true
-	envVar(fs, stringKind, &clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
-	envVar(fs, stringKind, &audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
-	envVar(fs, stringKind, &principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
-	envVar(fs, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
-	envVar(fs, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
-	envVar(fs, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
-	envVar(fs, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&help, "help", false, "print this help")
-	fs.BoolVar(&showVersion, "version", false, "print the version")
+	t := s.defineFlags(fs)
 	s.usage = func(w io.Writer) { fs.printUsage(w, usageHead) }
 
 	explicit := false
@@ -128,7 +61,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	}
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) { // -h
-		help, err = true, nil
+		t.help, err = true, nil
 	}
 	if err != nil {
 		return nil, err
@@ -146,30 +79,124 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		return nil, fs.errs[0]
 	}
 	switch {
-	case help:
+	case t.help:
 		s.command = "help"
-	case showVersion:
+	case t.showVersion:
 		s.command = "version"
 	}
-	if s.Toolsets, err = server.ParseToolsets(toolsets, s.AllowWrites); err != nil {
+	if err := s.apply(fs, t); err != nil {
 		return nil, err
 	}
-	if s.JobLabels, err = governance.ParseLabels(jobLabels); err != nil {
-		return nil, err
+	switch s.command {
+	case "stdio", "http", "version", "help":
+	default:
+		return nil, fmt.Errorf("unknown command %q (want stdio, http, version or help)", s.command)
 	}
-	s.allowedOrigins = splitList(origins)
-	s.clientAuth.Mode = clientauth.Mode(clientMode)
-	s.clientAuth.Tokens = splitList(clientTokens)
-	if clientTokensFile != "" {
-		data, err := os.ReadFile(clientTokensFile)
+	return s, nil
+}
+
+// flagText holds what flags give as text (or per operation) until parsing
+// is over and apply turns it into settings.
+type flagText struct {
+	authMode, toolsets, jobLabels                       string
+	origins, clientMode, clientTokens, clientTokensFile string
+	audiences, principals                               string
+	help, showVersion                                   bool
+	// policies has stable addresses for the flag package; apply copies
+	// them into the config.
+	policies map[resilience.Operation]*resilience.Policy
+}
+
+// defineFlags declares every flag with its environment variable, and its
+// default as the environment leaves it.
+func (s *settings) defineFlags(fs *flagSet) *flagText {
+	d := s.Config
+	t := &flagText{authMode: string(auth.ADC), toolsets: "schema,query,jobs", policies: map[resilience.Operation]*resilience.Policy{}}
+	addr := ":8080"
+	if port := fs.getenv("PORT"); port != "" {
+		addr = ":" + port
+		fs.from["addr"] = "$PORT"
+	}
+	if _, ok := fs.env("endpoint"); ok {
+		t.authMode = string(auth.None) // shown as the default in --help
+	}
+	envVar(fs, stringKind, &s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
+	envVar(fs, stringKind, &s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
+	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
+	envVar(fs, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
+	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
+	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
+	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
+	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql returns when the agent does not say")
+	envVar(fs, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
+	envVar(fs, intKind, &s.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "most bytes of encoded rows one call returns; the rest is marked truncated")
+	envVar(fs, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
+	envVar(fs, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
+	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
+	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds) before it answers jobComplete:false; the job runs on until its timeout")
+	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
+	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
+	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
+	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
+	envVar(fs, stringKind, &t.jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
+	// Retry policies, one set of flags per operation class.
+	for _, op := range resilience.Operations {
+		p := d.Resilience.Policies[op]
+		envVar(fs, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at BigQuery for one %s call, the first included", op))
+		envVar(fs, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
+		envVar(fs, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
+		t.policies[op] = &p
+	}
+	envVar(fs, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's circuit breaker")
+	envVar(fs, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
+	envVar(fs, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
+	envVar(fs, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
+	envVar(fs, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
+	envVar(fs, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
+	envVar(fs, stringKind, &t.origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
+	envVar(fs, stringKind, &s.CredentialsFile, "credentials-file", "", "Google credentials file (service account key, user or external account) used instead of Application Default Credentials")
+	envVar(fs, stringKind, &s.ImpersonateServiceAccount, "impersonate-service-account", "", "service account e-mail to act as, with tokens minted from the base credentials (which need roles/iam.serviceAccountTokenCreator on it)")
+	envVar(fs, stringKind, &t.clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
+	envVar(fs, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
+	envVar(fs, stringKind, &t.clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
+	fs.secret["client-tokens"] = true
+	envVar(fs, stringKind, &t.clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
+	envVar(fs, stringKind, &t.audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
+	envVar(fs, stringKind, &t.principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
+	envVar(fs, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
+	envVar(fs, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
+	envVar(fs, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
+	envVar(fs, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.BoolVar(&t.help, "help", false, "print this help")
+	fs.BoolVar(&t.showVersion, "version", false, "print the version")
+	return t
+}
+
+// apply turns the flags read as text into settings, and checks the ones
+// that depend on each other.
+func (s *settings) apply(fs *flagSet, t *flagText) error {
+	var err error
+	if s.Toolsets, err = server.ParseToolsets(t.toolsets, s.AllowWrites); err != nil {
+		return err
+	}
+	if s.JobLabels, err = governance.ParseLabels(t.jobLabels); err != nil {
+		return err
+	}
+	s.allowedOrigins = splitList(t.origins)
+	s.clientAuth.Mode = clientauth.Mode(t.clientMode)
+	s.clientAuth.Tokens = splitList(t.clientTokens)
+	if t.clientTokensFile != "" {
+		data, err := os.ReadFile(t.clientTokensFile)
 		if err != nil {
-			return nil, fmt.Errorf("--client-tokens-file: %w", err)
+			return fmt.Errorf("--client-tokens-file: %w", err)
 		}
 		s.clientAuth.Tokens = append(s.clientAuth.Tokens, strings.Fields(string(data))...)
 	}
-	s.clientAuth.Audiences = splitList(audiences)
-	s.clientAuth.AllowedPrincipals = splitList(principals)
-	for op, p := range policies {
+	s.clientAuth.Audiences = splitList(t.audiences)
+	s.clientAuth.AllowedPrincipals = splitList(t.principals)
+	s.Resilience.Policies = map[resilience.Operation]resilience.Policy{}
+	for op, p := range t.policies {
 		s.Resilience.Policies[op] = *p
 	}
 	explicitAuth := false
@@ -178,24 +205,19 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		explicitAuth = true
 	}
 	if s.Endpoint != "" && !explicitAuth {
-		authMode = string(auth.None)
+		t.authMode = string(auth.None)
 	}
-	s.Auth = auth.Mode(authMode)
+	s.Auth = auth.Mode(t.authMode)
 	if s.clientAuth.Mode == clientauth.OAuth {
 		// Each user's own token goes to BigQuery; the server has none.
 		if explicitAuth {
-			return nil, errors.New("--client-auth oauth calls BigQuery with each user's own token: leave --auth unset")
+			return errors.New("--client-auth oauth calls BigQuery with each user's own token: leave --auth unset")
 		}
 		s.Auth = auth.User
 	} else if s.Auth == auth.User {
-		return nil, errors.New(`--auth user takes each user's token from --client-auth oauth: use "adc" or "none"`)
+		return errors.New(`--auth user takes each user's token from --client-auth oauth: use "adc" or "none"`)
 	}
-	switch s.command {
-	case "stdio", "http", "version", "help":
-	default:
-		return nil, fmt.Errorf("unknown command %q (want stdio, http, version or help)", s.command)
-	}
-	return s, nil
+	return nil
 }
 
 // defaultCommand is the command run when the command line names none:
