@@ -31,6 +31,24 @@ func TestBundleIsCurrent(t *testing.T) {
 	t.Logf("%s", strings.TrimSpace(string(out)))
 }
 
+// TestAppTypeChecks: esbuild strips types without checking them; tsc
+// (pinned, strict) checks src/. Skips and fails as TestBundleIsCurrent.
+func TestAppTypeChecks(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err == nil {
+		_, err = os.Stat(filepath.Join("node_modules", "typescript", "bin", "tsc"))
+	}
+	if err != nil {
+		if os.Getenv("BQMCP_REQUIRE_CLIENTS") != "" {
+			t.Fatalf("cannot type-check the app (BQMCP_REQUIRE_CLIENTS is set): %v; run make clients", err)
+		}
+		t.Skipf("cannot type-check the app (no node, or no ui/node_modules: make clients): %v", err)
+	}
+	if out, err := exec.Command(node, filepath.Join("node_modules", "typescript", "bin", "tsc"), "-p", ".").CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
 // TestBundleIsSelfContained: the app is one HTML file within its size
 // bound that names nothing to load (no external script, style, image or
 // font; no CDN), and has no inline event handler attributes, so it runs

@@ -97,7 +97,7 @@ function resultView(res: Rows) {
       stat("Rows", shown),
       res.bytesProcessed !== undefined ? stat("Processed", bytes(res.bytesProcessed)) : null,
       billed !== undefined ? stat("Billed", bytes(billed)) : null,
-      billed !== undefined ? stat("Cost", `≈ ${usd((billed / 2 ** 40) * PRICE_PER_TIB)}`) : null,
+      billed !== undefined ? stat("Cost", cost(billed)) : null,
       res.cacheHit !== undefined ? stat("Cache", res.cacheHit ? "hit" : "miss") : null,
       res.durationMs !== undefined ? stat("Duration", duration(res.durationMs)) : null,
       res.location ? stat("Location", res.location) : null,
@@ -184,6 +184,12 @@ function resultView(res: Rows) {
   root.replaceChildren(header, banner, tools, table.el, chartBox, detail, ...notes);
   table.append(asArrays(res.schema, res.rows), res.cutCells);
   update();
+}
+
+// cost is what billed bytes cost on demand, at the listed price.
+function cost(billed: number): string {
+  const c = (billed / 2 ** 40) * PRICE_PER_TIB;
+  return c < 0.01 ? usd(c) : `≈ ${usd(c)}`;
 }
 
 function consoleURL(jobId: string, location?: string): string {
