@@ -10,6 +10,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -31,18 +32,50 @@ var (
 	}
 )
 
+// Apps (--apps) says which clients see tools linked to the app.
+type Apps string
+
+const (
+	// AppsAuto links them for a client that declares the extension with
+	// the app's MIME type (the default).
+	AppsAuto Apps = "auto"
+	// AppsAlways links them for every client: stateless HTTP cannot tell
+	// clients of the 2025 protocols apart (each request is a new session
+	// that never saw the client's initialize), so there only this shows
+	// the app to hosts that render it. Hosts that do not ignore _meta.ui.
+	AppsAlways Apps = "always"
+	// AppsOff neither advertises the extension nor serves the app.
+	AppsOff Apps = "off"
+)
+
+// ParseApps reads --apps; empty means auto.
+func ParseApps(s string) (Apps, error) {
+	switch a := Apps(s); a {
+	case "":
+		return AppsAuto, nil
+	case AppsAuto, AppsAlways, AppsOff:
+		return a, nil
+	}
+	return "", fmt.Errorf("--apps %q: want auto, always or off", s)
+}
+
 // capabilities are the server's capabilities: the SDK's default (logging;
-// tools, resources and completions follow from what is registered) and
-// the MCP Apps extension.
-func capabilities() *mcp.ServerCapabilities {
+// tools, resources and completions follow from what is registered) and,
+// unless apps are off, the MCP Apps extension.
+func capabilities(apps Apps) *mcp.ServerCapabilities {
 	c := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
-	c.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
+	if apps != AppsOff {
+		c.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
+	}
 	return c
 }
 
 // addApp registers the app resource and the receiving middleware that
-// links tools to it for clients that render apps.
-func addApp(s *mcp.Server) {
+// links tools to it for clients that render apps (every client, always).
+func addApp(s *mcp.Server, apps Apps) {
+	if apps == AppsOff {
+		return
+	}
 	s.AddResource(&mcp.Resource{
 		Name:        "bigquery-app",
 		Title:       "BigQuery results view",
@@ -55,7 +88,7 @@ func addApp(s *mcp.Server) {
 			URI: ui.URI, MIMEType: ui.MIMEType, Text: ui.HTML(), Meta: appResourceMeta(),
 		}}}, nil
 	})
-	s.AddReceivingMiddleware(linkApp)
+	s.AddReceivingMiddleware(linkApp(apps == AppsAlways))
 }
 
 // appResourceMeta is the resource's _meta.ui: an empty CSP (the app loads
@@ -65,25 +98,28 @@ func appResourceMeta() mcp.Meta {
 }
 
 // linkApp adds _meta.ui.resourceUri to the app's tools in tools/list, and
-// lets the app's resource be listed, for a client that renders apps. It
-// copies what it changes: the listed tools are the server's own.
-func linkApp(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if err != nil {
+// lets the app's resource be listed, for a client that renders apps (for
+// every client when always). It copies what it changes: the listed tools
+// are the server's own.
+func linkApp(always bool) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			switch r := res.(type) {
+			case *mcp.ListToolsResult:
+				if always || rendersApps(req) {
+					r.Tools = linkTools(r.Tools)
+				}
+			case *mcp.ListResourcesResult:
+				if !always && !rendersApps(req) {
+					r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *mcp.Resource) bool { return x.URI == ui.URI })
+				}
+			}
 			return res, err
 		}
-		switch r := res.(type) {
-		case *mcp.ListToolsResult:
-			if rendersApps(req) {
-				r.Tools = linkTools(r.Tools)
-			}
-		case *mcp.ListResourcesResult:
-			if !rendersApps(req) {
-				r.Resources = slices.DeleteFunc(slices.Clone(r.Resources), func(x *mcp.Resource) bool { return x.URI == ui.URI })
-			}
-		}
-		return res, err
 	}
 }
 

@@ -290,3 +290,56 @@ func TestEveryAppToolHasAView(t *testing.T) {
 		t.Errorf("appViews names %d tools, appTools %d", len(appViews), len(appTools))
 	}
 }
+
+// TestAppsAlwaysAndOff: --apps always links the tools and lists the app
+// for every client (stateless HTTP cannot tell 2025-protocol clients
+// apart); --apps off advertises nothing and serves no app, and every tool
+// is its snapshot even for a client that declares the extension.
+func TestAppsAlwaysAndOff(t *testing.T) {
+	cs, wire := appSession(t, Options{Apps: AppsAlways}, nil, "2025-06-18")
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	var linked []string
+	for name, raw := range wireTools(t, wire) {
+		if strings.Contains(string(raw), `"resourceUri":"`+ui.URI+`"`) {
+			linked = append(linked, name)
+		}
+	}
+	slices.Sort(linked)
+	if want := slices.Sorted(slices.Values(appTools)); !slices.Equal(linked, want) {
+		t.Errorf("always: a plain client sees %v linked, want %v", linked, want)
+	}
+	list, err := cs.ListResources(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(list.Resources, func(r *mcp.Resource) bool { return r.URI == ui.URI }) {
+		t.Error("always: resources/list lacks the app")
+	}
+
+	cs, wire = appSession(t, Options{Apps: AppsOff}, appCaps(ui.MIMEType), "2025-06-18")
+	if _, ok := cs.InitializeResult().Capabilities.Extensions[ui.ExtensionID]; ok {
+		t.Error("off: the extension is still advertised")
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for tool, raw := range wireTools(t, wire) {
+		if got, want := indented(t, raw), snapshot(t, tool); !bytes.Equal(got, want) {
+			t.Errorf("off: %s differs from its snapshot:\n%s", tool, got)
+		}
+	}
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: ui.URI}); err == nil {
+		t.Error("off: the app can still be read")
+	}
+
+	for in, want := range map[string]Apps{"": AppsAuto, "auto": AppsAuto, "always": AppsAlways, "off": AppsOff} {
+		if got, err := ParseApps(in); err != nil || got != want {
+			t.Errorf("ParseApps(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseApps("on"); err == nil {
+		t.Error("ParseApps(on) took an unknown mode")
+	}
+}

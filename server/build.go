@@ -64,6 +64,8 @@ type Config struct {
 	// instance; zero: no bound.
 	MaxBytesPerSession int64
 	MaxBytesPerDay     int64
+	// Apps (--apps) says which clients see tools linked to the MCP App.
+	Apps Apps
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool
@@ -290,7 +292,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
 	b := &Backend{Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
-	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless,
+	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
 		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
 	cl.server.Store(b.MCP)
 	return b, nil

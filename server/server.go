@@ -36,6 +36,9 @@ type Options struct {
 	// Middleware runs around every tool call, first listed outermost,
 	// inside NotifyClient. Nil means Recover and LogCalls.
 	Middleware []Middleware
+	// Apps says which clients see tools linked to the MCP App (apps.go);
+	// empty means AppsAuto.
+	Apps Apps
 	// Stateless is set when the server answers stateless HTTP, where it
 	// cannot send clients requests of its own (Confirm).
 	Stateless bool
@@ -63,9 +66,9 @@ func New(svc Services, opts Options) *mcp.Server {
 		opts.Defaults.apply(t.tool)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities()})
+		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities(opts.Apps)})
 	addSchemaResources(s, svc.Schema)
-	addApp(s) // apps.go
+	addApp(s, opts.Apps) // apps.go
 	mw := opts.Middleware
 	if mw == nil {
 		mw = []Middleware{Recover(log), LogCalls(log)}

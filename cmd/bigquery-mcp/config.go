@@ -98,7 +98,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 // flagText holds what flags give as text (or per operation) until parsing
 // is over and apply turns it into settings.
 type flagText struct {
-	authMode, toolsets, jobLabels                       string
+	authMode, toolsets, jobLabels, apps                 string
 	origins, clientMode, clientTokens, clientTokensFile string
 	audiences, principals                               string
 	help, showVersion                                   bool
@@ -111,7 +111,7 @@ type flagText struct {
 // default as the environment leaves it.
 func (s *settings) defineFlags(fs *flagSet) *flagText {
 	d := s.Config
-	t := &flagText{authMode: string(auth.ADC), toolsets: "schema,query,jobs", policies: map[resilience.Operation]*resilience.Policy{}}
+	t := &flagText{authMode: string(auth.ADC), toolsets: "schema,query,jobs", apps: string(server.AppsAuto), policies: map[resilience.Operation]*resilience.Policy{}}
 	addr := ":8080"
 	if port := fs.getenv("PORT"); port != "" {
 		addr = ":" + port
@@ -126,6 +126,7 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
 	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
 	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
 	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
 	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
 	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql returns when the agent does not say")
@@ -178,6 +179,9 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 func (s *settings) apply(fs *flagSet, t *flagText) error {
 	var err error
 	if s.Toolsets, err = server.ParseToolsets(t.toolsets, s.AllowWrites); err != nil {
+		return err
+	}
+	if s.Apps, err = server.ParseApps(t.apps); err != nil {
 		return err
 	}
 	if s.JobLabels, err = governance.ParseLabels(t.jobLabels); err != nil {
