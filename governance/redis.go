@@ -179,7 +179,8 @@ func (r *Redis) Pending() int {
 	return len(r.pending)
 }
 
-// Close stops retrying pending writes (they are logged as lost) and
+// Close stops retrying pending writes, gives each one last try (within
+// a few seconds in all), logs those the store still did not take, and
 // closes the connections.
 func (r *Redis) Close() error {
 	r.mu.Lock()
@@ -188,10 +189,21 @@ func (r *Redis) Close() error {
 		r.closed = true
 		close(r.stop)
 	}
-	lost := len(r.pending)
 	r.mu.Unlock()
 	if running {
 		<-done
+	}
+	r.mu.Lock()
+	pending := r.pending
+	r.pending = nil
+	r.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	lost := 0
+	for _, p := range pending {
+		if ctx.Err() != nil || p.fn(ctx) != nil {
+			lost++
+		}
 	}
 	if lost > 0 {
 		r.log.Warn("state writes lost at shutdown: the shared state store did not take them", "writes", lost)

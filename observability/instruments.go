@@ -26,6 +26,8 @@ const (
 	MetricBytesProcessed      = "bigquery_mcp.bytes.processed"
 	MetricBytesBilled         = "bigquery_mcp.bytes.billed"
 	MetricDBOperationDuration = "db.client.operation.duration"
+	MetricStateDuration       = "bigquery_mcp.state.duration"
+	MetricStateFailedOpen     = "bigquery_mcp.state.failed_open"
 )
 
 // Attribute keys. Metric attributes are all low-cardinality: never SQL,
@@ -59,6 +61,7 @@ const (
 	AttrBytesBilled      = attribute.Key("bigquery.bytes_billed")
 	AttrJobCacheHit      = attribute.Key("bigquery.cache_hit")
 	AttrJobStatementType = attribute.Key("bigquery.statement_type")
+	AttrStateStep        = attribute.Key("step")
 )
 
 // DBSystemName is db.system.name for BigQuery.
@@ -71,6 +74,8 @@ var (
 	// From the semantic conventions for db.client.operation.duration,
 	// extended for long queries.
 	dbBuckets = []float64{0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300}
+	// A state store step on a nearby Redis takes well under a millisecond.
+	stateBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 3}
 	// Stale answers are served for up to the cache's MaxStale (hours).
 	staleBuckets = []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400}
 )
@@ -92,6 +97,8 @@ type instruments struct {
 	bytesProcessed metric.Int64Counter
 	bytesBilled    metric.Int64Counter
 	dbDuration     metric.Float64Histogram
+	stateDuration  metric.Float64Histogram
+	stateOpen      metric.Int64Counter
 }
 
 func (in *instruments) init(m metric.Meter) error {
@@ -125,5 +132,7 @@ func (in *instruments) init(m metric.Meter) error {
 	in.bytesProcessed = counter(MetricBytesProcessed, "By", "Bytes processed by finished query jobs.")
 	in.bytesBilled = counter(MetricBytesBilled, "By", "Bytes billed for finished query jobs.")
 	in.dbDuration = hist(MetricDBOperationDuration, "s", "Duration of each BigQuery REST request, until its response body was read.", dbBuckets)
+	in.stateDuration = hist(MetricStateDuration, "s", "Duration of each step of the shared state store (Redis): reserve, settle, release, read, record_job, lookup_job; retries included.", stateBuckets)
+	in.stateOpen = counter(MetricStateFailedOpen, "{step}", "Budget steps that went on without the shared state store (--state-fail-open, or no limit set): queries that ran uncounted.")
 	return errors.Join(errs...)
 }

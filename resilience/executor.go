@@ -58,6 +58,16 @@ func NewExecutor(cfg Config, hooks Hooks) (*Executor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if _, ok := cfg.Policies[State]; !ok {
+		// Only a server with a shared state store needs this policy; a
+		// config written before there was one gets the default.
+		policies := make(map[Operation]Policy, len(cfg.Policies)+1)
+		for op, p := range cfg.Policies {
+			policies[op] = p
+		}
+		policies[State] = Defaults().Policies[State]
+		cfg.Policies = policies
+	}
 	e := &Executor{cfg: cfg, hooks: hooks, retries: map[Operation]retrypolicy.RetryPolicy[any]{}, breakers: map[string]circuitbreaker.CircuitBreaker[any]{}}
 	for op, p := range cfg.Policies {
 		e.retries[op] = e.retryPolicy(p)
@@ -169,7 +179,7 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		// lower layer's spent retries) stay visible to outer layers.
 		be := bqerr.From(err).WithCause(err).WithAttempts(attempts)
 		if attempts >= p.MaxAttempts && Retryable(err) {
-			be = be.WithRetryable(true).WithHint(fmt.Sprintf("BigQuery failed %d times in a row (%s). Wait a little and try again; if it persists, BigQuery or the network may be having trouble.", attempts, be.Code))
+			be = be.WithRetryable(true).WithHint(fmt.Sprintf("%s failed %d times in a row (%s). Wait a little and try again; if it persists, %s or the network may be having trouble.", OperationTarget(op), attempts, be.Code, OperationTarget(op)))
 			if e.hooks.Exhausted != nil {
 				e.hooks.Exhausted(ctx, op, attempts, err)
 			}
@@ -252,14 +262,31 @@ func state(s circuitbreaker.State) BreakerState {
 // credentials never share a breaker with a project.
 const CredentialsScope = "auth"
 
+// StateScope is the breaker scope of the shared state store's steps
+// ([State]); like CredentialsScope, too short to be a project ID.
+const StateScope = "state"
+
 // ScopeCalls names the calls a breaker scope guards, in words for the people
 // who read about the breaker (agents, client logs, the server's log):
-// "fetching BigQuery credentials" or "BigQuery project my-project".
+// "fetching BigQuery credentials", "the shared state store (Redis)" or
+// "BigQuery project my-project".
 func ScopeCalls(scope string) string {
-	if scope == CredentialsScope {
+	switch scope {
+	case CredentialsScope:
 		return "fetching BigQuery credentials"
+	case StateScope:
+		return "the shared state store (Redis)"
 	}
 	return "BigQuery project " + scope
+}
+
+// OperationTarget names what op's calls go to, for messages: "BigQuery",
+// or "the shared state store (Redis)".
+func OperationTarget(op Operation) string {
+	if op == State {
+		return ScopeCalls(StateScope)
+	}
+	return "BigQuery"
 }
 
 // breakerOpenError is what an agent gets while the breaker is open: fast,

@@ -52,6 +52,7 @@ func Defaults() Config {
 			Metadata: {MaxAttempts: 3, BaseDelay: 500 * time.Millisecond, MaxDelay: 8 * time.Second, Multiplier: 2, Jitter: 0.2, Timeout: 30 * time.Second},
 			Auth:     {MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 2 * time.Second, Multiplier: 2, Jitter: 0.2, Timeout: 10 * time.Second},
 			Write:    {MaxAttempts: 2, BaseDelay: time.Second, MaxDelay: 5 * time.Second, Multiplier: 2, Jitter: 0.2},
+			State:    {MaxAttempts: 2, BaseDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond, Multiplier: 2, Jitter: 0.2, Timeout: 3 * time.Second},
 		},
 		Breaker:       BreakerSettings{FailureThreshold: 5, OpenDuration: 60 * time.Second, SuccessThreshold: 2},
 		MaxRetryAfter: 32 * time.Second,
@@ -59,12 +60,15 @@ func Defaults() Config {
 }
 
 // Operations lists the operation classes in documentation order.
-var Operations = []Operation{Query, Metadata, Write, Auth}
+var Operations = []Operation{Query, Metadata, Write, Auth, State}
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	for _, op := range Operations {
 		p, ok := c.Policies[op]
+		if !ok && op == State {
+			continue // optional: NewExecutor fills in the default
+		}
 		if !ok {
 			return fmt.Errorf("resilience: no policy for %s", op)
 		}

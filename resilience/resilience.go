@@ -37,4 +37,10 @@ const (
 	Write Operation = "write"
 	// Auth covers token acquisition.
 	Auth Operation = "auth"
+	// State covers the steps of the shared governance state in Redis
+	// (--state): budget reservations and job records. It is not BigQuery,
+	// but a dependency like it, so it gets the same retry and breaker
+	// (scope [StateScope]); its policy is short, since a budget step
+	// stands before every query.
+	State Operation = "state"
 )

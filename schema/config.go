@@ -35,10 +35,11 @@ type Config struct {
 	// Datasets (--datasets) is the dataset allowlist every metadata tool
 	// checks. Nil: every dataset.
 	Datasets *governance.Allowlist
-	// Budget keeps the callers' bytes budgets (--max-bytes-per-*), which
-	// search_columns' INFORMATION_SCHEMA queries spend from like the
+	// Budget is the governance state that keeps the callers' bytes
+	// budgets (--max-bytes-per-*, shared by the fleet with --state redis),
+	// which search_columns' INFORMATION_SCHEMA queries spend from like the
 	// queries agents write. Nil: they count against nothing.
-	Budget *governance.Budget
+	Budget governance.State
 	// Limits (--default-max-rows, --max-rows, --max-result-bytes) cap
 	// preview_table as they cap execute_sql. Zero fields: rows.Limits'
 	// defaults.

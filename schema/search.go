@@ -198,9 +198,15 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 	// BigQuery bills at least 10 MB for each INFORMATION_SCHEMA query; that
 	// minimum is what the budget is charged, the job's own figure not being
 	// at hand through the client's row iterator.
+	// It is held before the query, as a query's estimate is, so that
+	// searches running at once (on any instance) cannot all pass one check.
 	principal := auth.CallerFrom(ctx).Principal
-	if err := s.cfg.Budget.Check(principal, infoSchemaMinBill); err != nil {
-		return nil, err
+	var hold string
+	if s.cfg.Budget != nil {
+		var err error
+		if hold, err = s.cfg.Budget.Reserve(ctx, principal, infoSchemaMinBill); err != nil {
+			return nil, err
+		}
 	}
 	var found []scored
 	err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
@@ -240,8 +246,14 @@ func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q stri
 			}
 		}
 	})
-	if err == nil {
-		s.cfg.Budget.Add(principal, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
+	if s.cfg.Budget != nil {
+		// Settled or released even when the call was cancelled.
+		sctx := context.WithoutCancel(ctx)
+		if err == nil {
+			_, _ = s.cfg.Budget.Settle(sctx, hold, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
+		} else {
+			_ = s.cfg.Budget.Release(sctx, hold)
+		}
 	}
 	return found, err
 }

@@ -159,7 +159,7 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	f := &infoSchemaFake{fakeBigQuery: meta}
 	s := newSearchService(t, f)
 	budget := governance.NewBudget(15<<20, 0)
-	s.cfg.Budget = budget
+	s.cfg.Budget = governance.NewMemory(budget, nil)
 	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
 	if _, err := s.SearchColumns(context.Background(), in); err != nil {
 		t.Fatal(err)

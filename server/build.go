@@ -64,6 +64,17 @@ type Config struct {
 	// instance; zero: no bound.
 	MaxBytesPerSession int64
 	MaxBytesPerDay     int64
+	// State (--state) is where budgets and job records live: "memory"
+	// (or empty), this process only; or a redis:// or rediss:// URL, shared
+	// by every instance that names it. StatePasswordFile and StateCAFile
+	// hold the password and the server's CA; StatePrefix namespaces the
+	// keys (default governance.DefaultRedisPrefix); StateFailOpen lets
+	// queries run uncounted while Redis is down instead of failing them.
+	State             string
+	StatePasswordFile string
+	StateCAFile       string
+	StatePrefix       string
+	StateFailOpen     bool
 	// Apps (--apps) says which clients see tools linked to the MCP App.
 	Apps Apps
 	// Stateless is set for stateless HTTP, where the server cannot send
@@ -140,6 +151,9 @@ func (c Config) Validate() error {
 		problems = append(problems, "max-bytes-per-session, max-bytes-per-day and confirm-above-bytes must not be negative")
 	}
 	problems = append(problems, checkToolsets(c.Toolsets, c.ReadOnly, c.AllowWrites)...)
+	if c.State != "" && c.State != "memory" && !governance.IsRedisURL(c.State) {
+		problems = append(problems, "state must be memory or a redis:// or rediss:// URL")
+	}
 	if c.MaxConcurrentCalls < 0 {
 		problems = append(problems, "max-concurrent-calls must not be negative")
 	}
@@ -168,15 +182,25 @@ type Backend struct {
 	rest       *bq.Service
 	httpClient *http.Client
 	telemetry  *observability.Telemetry
-	project    string
-	version    string
-	started    time.Time
+	// shared is the Redis state, nil for memory; stateURL its URL without
+	// the password, for health.
+	shared        *governance.Redis
+	stateURL      string
+	stateFailOpen bool
+	project       string
+	version       string
+	started       time.Time
 }
 
 // Close stops following unfinished jobs, then releases the BigQuery
 // client and its connections.
 func (b *Backend) Close() error {
 	b.query.Close()
+	if b.shared != nil {
+		// After the follower stopped: its last settlements get their
+		// chance, and what the store never took is logged.
+		b.shared.Close()
+	}
 	err := b.client.Close()
 	b.httpClient.CloseIdleConnections()
 	return err
@@ -255,24 +279,25 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	}
 	// One ledger: queries agents write and search_columns' own queries
 	// spend from the same budgets. The budgets and the job records are
-	// the governance state, in memory.
-	budget := governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay)
-	jobs := governance.NewJobStore(governance.JobStoreConfig{OnEvict: func() {
-		if tel != nil {
-			tel.JobRecordEvicted(context.Background())
-		}
-	}})
-	state := governance.NewMemory(budget, jobs)
+	// the governance state: in memory, or in Redis (state.go).
+	state, shared, err := buildState(ctx, cfg, runner, tel, log)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
 	rest, err := bq.NewService(ctx, opts...)
 	if err != nil {
 		client.Close()
+		if shared != nil {
+			shared.Close()
+		}
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
 	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
 	sch := schema.NewService(schema.Config{
 		Client: client, REST: rest, Executor: runner, Cache: cache,
 		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
-		Datasets: datasets, Budget: budget, Limits: cfg.Limits.Limits,
+		Datasets: datasets, Budget: state, Limits: cfg.Limits.Limits,
 	})
 	svc := Services{
 		Schema: sch,
@@ -290,7 +315,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		}),
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
-	b := &Backend{Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
 		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})

@@ -28,6 +28,8 @@ type HealthReport struct {
 	// state: closed, open or half-open.
 	Breakers map[string]resilience.BreakerState `json:"breakers"`
 	Cache    CacheHealth                        `json:"cache"`
+	// State is where budgets and job records live (--state).
+	State StateHealth `json:"state"`
 	// Allowlist is present when --datasets is set.
 	Allowlist     *AllowlistHealth `json:"allowlist,omitempty"`
 	Version       string           `json:"version"`
@@ -110,6 +112,7 @@ func (b *Backend) Health(ctx context.Context) *HealthReport {
 		}
 	}
 	r.Allowlist = b.allowlistHealth(ctx)
+	r.State = b.stateHealth(ctx)
 	r.Ready = b.Ready()
 	return r
 }
@@ -144,15 +147,32 @@ func (b *Backend) allowlistHealth(ctx context.Context) *AllowlistHealth {
 }
 
 // Ready reports whether the server can serve: credentials usable and no
-// breaker open (a project's, or the credentials'). It makes no BigQuery call, so probes stay cheap.
+// breaker open (a project's, the credentials', or, when budgets fail
+// closed, the shared state store's). It makes no call, so probes stay
+// cheap.
 func (b *Backend) Ready() bool {
 	if b.Identity.Error != "" {
 		return false
 	}
-	for _, s := range b.Executor.BreakerStates() {
-		if s == resilience.Open {
+	breakers := b.Executor.BreakerStates()
+	for scope, s := range breakers {
+		if s == resilience.Open && scope != resilience.StateScope {
 			return false
 		}
 	}
-	return true
+	return b.stateReady(breakers)
+}
+
+// NotReadyReason says in a few words why Ready is false, for /readyz; ""
+// when ready. It names no secret.
+func (b *Backend) NotReadyReason() string {
+	switch {
+	case b.Identity.Error != "":
+		return "BigQuery credentials unusable"
+	case !b.stateReady(b.Executor.BreakerStates()):
+		return "shared state store (" + b.stateURL + ") unavailable: budgets fail closed"
+	case !b.Ready():
+		return "a circuit breaker is open"
+	}
+	return ""
 }

@@ -31,7 +31,7 @@ func resilienceHooks(tel *observability.Telemetry, cl *clientLog) resilience.Hoo
 				tel.Exhausted(ctx, string(op), attempts, errorInfo(err))
 			}
 			code := string(bqerr.From(err).Code)
-			tellClient(ctx, slog.LevelWarn, fmt.Sprintf("BigQuery failed %d times in a row (%s); the %s call gave up", attempts, code, op),
+			tellClient(ctx, slog.LevelWarn, fmt.Sprintf("%s failed %d times in a row (%s); the %s call gave up", resilience.OperationTarget(op), attempts, code, op),
 				slog.String("operation", string(op)), slog.Int("attempts", attempts), slog.String("code", code))
 		},
 		BreakerChanged: func(scope string, from, to resilience.BreakerState) {

@@ -139,17 +139,23 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
 	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
 	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
+	envVar(fs, stringKind, &s.State, "state", "memory", `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
+	fs.secret["state"] = true // the URL may hold a password
+	envVar(fs, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
+	envVar(fs, stringKind, &s.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
+	envVar(fs, stringKind, &s.StatePrefix, "state-prefix", governance.DefaultRedisPrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
+	envVar(fs, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without counting them against the budgets (default: refuse them with a retryable UNAVAILABLE)")
 	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
 	envVar(fs, stringKind, &t.jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
 		p := d.Resilience.Policies[op]
-		envVar(fs, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at BigQuery for one %s call, the first included", op))
+		envVar(fs, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
 		envVar(fs, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
 		envVar(fs, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
 		t.policies[op] = &p
 	}
-	envVar(fs, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's circuit breaker")
+	envVar(fs, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's (or the state store's) circuit breaker")
 	envVar(fs, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
 	envVar(fs, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
 	envVar(fs, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")

@@ -60,6 +60,9 @@ type httpServer struct {
 	listening func(net.Addr)
 	// requests cancels a call whose HTTP request ended.
 	requests httpRequests
+	// readiness, if set, says why the instance is not ready and where its
+	// governance state lives, for /readyz's body.
+	readiness func() (notReady, state string)
 }
 
 // handler is the whole HTTP surface: MCP at /mcp (and /) behind client
@@ -86,13 +89,29 @@ func (h *httpServer) handler(m *mcp.Server, ready func() bool) (http.Handler, er
 	mux.Handle("/", mcpHandler)
 	// Liveness: the process is up.
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	// Readiness: credentials usable and no circuit breaker open.
+	// Readiness: credentials usable and no circuit breaker open (the
+	// state store's only when budgets fail closed). The body says why not,
+	// and where budgets and job records live.
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		var why, state string
+		if h.readiness != nil {
+			why, state = h.readiness()
+		}
 		if !ready() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			msg := "not ready"
+			if why != "" {
+				msg += ": " + why
+			}
+			if state != "" {
+				msg += "\nstate: " + state
+			}
+			http.Error(w, msg, http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ready")
+		if state != "" {
+			fmt.Fprintln(w, "state: "+state)
+		}
 	})
 	// A browser page from another origin must not be able to drive the
 	// server with the user's network position: cross-origin POSTs and

@@ -147,7 +147,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 
 	if s.command == "http" {
-		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, guard: guard, log: log}
+		h := &httpServer{addr: s.addr, limits: defaultHTTPLimits(), allowedOrigins: s.allowedOrigins, guard: guard, log: log, readiness: backend.Readiness}
 		return h.serve(ctx, backend.MCP, backend.Ready)
 	}
 	return serveStdio(ctx, backend.MCP, stdin, stdout, log)
