@@ -411,72 +411,81 @@ func testCancelledCallerIsNotAHalfOpenProbe(t *testing.T) {
 	}
 }
 
+// Each case runs in a synctest bubble: the timeout and the backoff between
+// attempts pass on the bubble's clock, so a loaded machine cannot starve
+// the retries of the time the test gives them.
 func TestPolicyTimeoutBoundsWholeOperation(t *testing.T) {
 	const timeout = 40 * time.Millisecond
 	t.Run("one slow attempt", func(t *testing.T) {
-		cfg := testConfig(5)
-		p := cfg.Policies[Metadata]
-		p.Timeout = timeout
-		cfg.Policies[Metadata] = p
-		e := newTestExecutor(t, cfg, Hooks{})
-		start := time.Now()
-		var calls atomic.Int32
-		err := e.Do(context.Background(), Metadata, "p", func(ctx context.Context) error {
-			calls.Add(1)
-			dl, ok := ctx.Deadline()
-			if !ok {
-				t.Error("the attempt's context has no deadline")
-			} else if dl.After(time.Now().Add(timeout)) {
-				t.Errorf("the attempt's deadline is %v after the start, want at most %v", dl.Sub(start), timeout)
+		synctest.Test(t, func(t *testing.T) {
+			cfg := testConfig(5)
+			p := cfg.Policies[Metadata]
+			p.Timeout = timeout
+			cfg.Policies[Metadata] = p
+			e := newTestExecutor(t, cfg, Hooks{})
+			start := time.Now()
+			var calls atomic.Int32
+			err := e.Do(context.Background(), Metadata, "p", func(ctx context.Context) error {
+				calls.Add(1)
+				dl, ok := ctx.Deadline()
+				if !ok {
+					t.Error("the attempt's context has no deadline")
+				} else if dl.After(time.Now().Add(timeout)) {
+					t.Errorf("the attempt's deadline is %v after the start, want at most %v", dl.Sub(start), timeout)
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			})
+			if calls.Load() != 1 {
+				t.Errorf("fn called %d times after the operation timed out, want 1", calls.Load())
 			}
-			<-ctx.Done()
-			return ctx.Err()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Do = %v, want context.DeadlineExceeded", err)
+			}
+			mustCode(t, err, bqerr.DeadlineExceeded)
 		})
-		if calls.Load() != 1 {
-			t.Errorf("fn called %d times after the operation timed out, want 1", calls.Load())
-		}
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("Do = %v, want context.DeadlineExceeded", err)
-		}
-		mustCode(t, err, bqerr.DeadlineExceeded)
 	})
 	t.Run("retries share the timeout", func(t *testing.T) {
-		cfg := testConfig(1_000_000)
-		p := cfg.Policies[Metadata]
-		p.Timeout = timeout
-		cfg.Policies[Metadata] = p
-		e := newTestExecutor(t, cfg, Hooks{})
-		var calls atomic.Int32
-		err := e.Do(context.Background(), Metadata, "p", func(context.Context) error {
-			calls.Add(1)
-			return apiErr(503, "")
+		synctest.Test(t, func(t *testing.T) {
+			cfg := testConfig(1_000_000)
+			p := cfg.Policies[Metadata]
+			p.Timeout = timeout
+			cfg.Policies[Metadata] = p
+			e := newTestExecutor(t, cfg, Hooks{})
+			var calls atomic.Int32
+			err := e.Do(context.Background(), Metadata, "p", func(context.Context) error {
+				calls.Add(1)
+				return apiErr(503, "")
+			})
+			be := mustCode(t, err, bqerr.DeadlineExceeded)
+			if n := int(calls.Load()); n < 2 || n >= 1_000_000 {
+				t.Fatalf("fn called %d times: the timeout should end the retries, not the attempt cap", n)
+			}
+			if be.Details.Attempts != int(calls.Load()) {
+				t.Errorf("Details.Attempts = %d, want %d", be.Details.Attempts, calls.Load())
+			}
 		})
-		be := mustCode(t, err, bqerr.DeadlineExceeded)
-		if n := int(calls.Load()); n < 2 || n >= 1_000_000 {
-			t.Fatalf("fn called %d times: the timeout should end the retries, not the attempt cap", n)
-		}
-		if be.Details.Attempts != int(calls.Load()) {
-			t.Errorf("Details.Attempts = %d, want %d", be.Details.Attempts, calls.Load())
-		}
 	})
 	t.Run("caller's shorter deadline wins", func(t *testing.T) {
-		cfg := testConfig(5)
-		p := cfg.Policies[Metadata]
-		p.Timeout = time.Hour
-		cfg.Policies[Metadata] = p
-		e := newTestExecutor(t, cfg, Hooks{})
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		want, _ := ctx.Deadline()
-		err := e.Do(ctx, Metadata, "p", func(ctx context.Context) error {
-			if dl, _ := ctx.Deadline(); !dl.Equal(want) {
-				t.Errorf("attempt deadline %v, want the caller's %v", dl, want)
+		synctest.Test(t, func(t *testing.T) {
+			cfg := testConfig(5)
+			p := cfg.Policies[Metadata]
+			p.Timeout = time.Hour
+			cfg.Policies[Metadata] = p
+			e := newTestExecutor(t, cfg, Hooks{})
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			want, _ := ctx.Deadline()
+			err := e.Do(ctx, Metadata, "p", func(ctx context.Context) error {
+				if dl, _ := ctx.Deadline(); !dl.Equal(want) {
+					t.Errorf("attempt deadline %v, want the caller's %v", dl, want)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	})
 }
 
