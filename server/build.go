@@ -219,14 +219,6 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	// What the layers report goes to telemetry (when on) and to the client.
 	cl := &clientLog{}
 	resHooks, qHooks, lookup := resilienceHooks(tel, cl), queryHooks(tel), cacheLookup(tel)
-	mw := []Middleware{Recover(log), LogCalls(log)}
-	if tel != nil {
-		// Telemetry logs failures itself; Recover stays inside it so a
-		// recovered panic is counted as INTERNAL.
-		mw = []Middleware{Observe(tel), Recover(log)}
-	}
-	// Shed inside the observers, so busy answers are logged and counted.
-	mw = append(mw, Shed(cfg.MaxConcurrentCalls), Identify(), LabelJobs(cfg.JobLabels))
 	runner, err := resilience.NewExecutor(cfg.Resilience, resHooks)
 	if err != nil {
 		return nil, err
@@ -234,6 +226,79 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	if tel != nil {
 		tel.ObserveBreakers(breakerStates(runner))
 	}
+	conn, err := connectBigQuery(ctx, &cfg, runner, tel)
+	if err != nil {
+		return nil, err
+	}
+	hc, id, client, rest := conn.http, conn.identity, conn.client, conn.rest
+	datasets, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	// One ledger: queries agents write and search_columns' own queries
+	// spend from the same budgets. The budgets and the job records are
+	// the governance state: in memory, or in Redis (state.go).
+	state, shared, err := buildState(ctx, cfg, runner, tel, log)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
+	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
+	sch := schema.NewService(schema.Config{
+		Client: client, REST: rest, Executor: runner, Cache: cache,
+		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
+		Datasets: datasets, Budget: state, Limits: cfg.Limits.Limits,
+	})
+	svc := Services{
+		Schema: sch,
+		Query: query.NewService(query.Config{
+			Client: client, REST: rest, Executor: runner,
+			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
+			Datasets: datasets, State: state,
+			// In oauth mode IAM already tells users apart; the records
+			// still apply (defence in depth).
+			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,
+			// The schema service's cached metadata answers the allowlist's
+			// questions about views, and where datasets live.
+			Catalog: sch,
+			Hooks:   qHooks, Logger: log,
+		}),
+	}
+	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
+	b := &Backend{shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	svc.Health = b
+	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(middleware(cfg, log, tel), cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
+		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
+	cl.server.Store(b.MCP)
+	return b, nil
+}
+
+// middleware is the tool middleware chain, outermost first.
+func middleware(cfg Config, log *slog.Logger, tel *observability.Telemetry) []Middleware {
+	mw := []Middleware{Recover(log), LogCalls(log)}
+	if tel != nil {
+		// Telemetry logs failures itself; Recover stays inside it so a
+		// recovered panic is counted as INTERNAL.
+		mw = []Middleware{Observe(tel), Recover(log)}
+	}
+	// Shed inside the observers, so busy answers are logged and counted.
+	return append(mw, Shed(cfg.MaxConcurrentCalls), Identify(), LabelJobs(cfg.JobLabels))
+}
+
+// connection is what every service shares to reach BigQuery: one HTTP
+// client under authentication, telemetry and the resilience guard, and the
+// client library and the REST service on it.
+type connection struct {
+	http     *http.Client
+	identity auth.Identity
+	client   *bigquery.Client
+	rest     *bq.Service
+}
+
+// connectBigQuery builds the connection, and fills in cfg.Project from the
+// credentials when it is unset and they name one.
+func connectBigQuery(ctx context.Context, cfg *Config, runner *resilience.Executor, tel *observability.Telemetry) (*connection, error) {
 	hc, id, err := auth.HTTPClient(ctx, auth.Options{
 		Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource,
 		CredentialsFile: cfg.CredentialsFile, ImpersonateServiceAccount: cfg.ImpersonateServiceAccount,
@@ -272,53 +337,10 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		cfg.Project = client.Project()
 	}
 	client.Location = cfg.Location
-	datasets, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
-	// One ledger: queries agents write and search_columns' own queries
-	// spend from the same budgets. The budgets and the job records are
-	// the governance state: in memory, or in Redis (state.go).
-	state, shared, err := buildState(ctx, cfg, runner, tel, log)
-	if err != nil {
-		client.Close()
-		return nil, err
-	}
 	rest, err := bq.NewService(ctx, opts...)
 	if err != nil {
 		client.Close()
-		if shared != nil {
-			shared.Close()
-		}
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
-	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
-	sch := schema.NewService(schema.Config{
-		Client: client, REST: rest, Executor: runner, Cache: cache,
-		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
-		Datasets: datasets, Budget: state, Limits: cfg.Limits.Limits,
-	})
-	svc := Services{
-		Schema: sch,
-		Query: query.NewService(query.Config{
-			Client: client, REST: rest, Executor: runner,
-			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: datasets, State: state,
-			// In oauth mode IAM already tells users apart; the records
-			// still apply (defence in depth).
-			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,
-			// The schema service's cached metadata answers the allowlist's
-			// questions about views, and where datasets live.
-			Catalog: sch,
-			Hooks:   qHooks, Logger: log,
-		}),
-	}
-	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
-	b := &Backend{shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
-	svc.Health = b
-	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(mw, cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
-		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
-	cl.server.Store(b.MCP)
-	return b, nil
+	return &connection{http: hc, identity: id, client: client, rest: rest}, nil
 }
