@@ -92,6 +92,13 @@ func New(svc Services, opts Options) *mcp.Server {
 // ones selectTools keeps. Services may be nil when only the definitions
 // are needed (documentation, schema snapshots).
 func Tools(svc Services, allowWrites bool) []listedTool {
+	tools := metadataTools(svc)
+	tools = append(tools, runTools(svc, allowWrites)...)
+	return append(tools, writingTools(svc)...)
+}
+
+// metadataTools are schema's tools: free, cached, read-only.
+func metadataTools(svc Services) []listedTool {
 	return []listedTool{
 		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "list_datasets",
@@ -128,6 +135,13 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		}, func(ctx context.Context, in schema.PreviewInput) (*schema.PreviewOutput, error) {
 			return svc.Schema.Preview(ctx, in)
 		})},
+	}
+}
+
+// runTools run and read jobs (execute_sql writes only with
+// --allow-writes), and report the caller's usage and the server's health.
+func runTools(svc Services, allowWrites bool) []listedTool {
+	return []listedTool{
 		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "execute_sql",
 			Description: executeDescription(allowWrites),
@@ -176,6 +190,13 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 		}, func(ctx context.Context, _ HealthInput) (*HealthReport, error) {
 			return svc.Health.Health(ctx), nil
 		})},
+	}
+}
+
+// writingTools are annotated as writing whatever the flags say, so
+// --read-only hides them.
+func writingTools(svc Services) []listedTool {
+	return []listedTool{
 		{ToolsetJobs, newTool(&mcp.Tool{
 			Name:        "cancel_job",
 			Description: `Cancel a job you ran here (best effort).`,
