@@ -94,7 +94,7 @@ func Lex(src string) (toks []Token, incomplete string) {
 			for j < len(src) && isWordByte(src[j]) {
 				j++
 			}
-			if isDigit(c) && !(len(toks) > 0 && toks[len(toks)-1].IsPunct('.')) {
+			if isDigit(c) && !afterPathSeparator(toks, i) {
 				j = scanNumber(src, i, j)
 			}
 			toks = append(toks, Token{Kind: Word, Start: i, End: j, Text: src[i:j], Value: src[i:j]})
@@ -199,6 +199,18 @@ func unescape(s string) (string, bool) {
 	}
 	v := b.String()
 	return v, utf8.ValidString(v)
+}
+
+// afterPathSeparator reports whether a word starting at i continues a
+// path: it follows a '.' (ds.2024) or a '-' that touches a word before it
+// (my-proj-123.ds.t).
+func afterPathSeparator(toks []Token, i int) bool {
+	n := len(toks)
+	if n == 0 {
+		return false
+	}
+	last := toks[n-1]
+	return last.IsPunct('.') || last.IsPunct('-') && last.End == i && n > 1 && toks[n-2].Kind == Word && toks[n-2].End == last.Start
 }
 
 // scanNumber extends the number word src[i:j] over a fraction and an

@@ -14,6 +14,9 @@ type frame struct {
 	// item is set where a from-item may start: right after FROM, JOIN, a
 	// comma of a FROM list, or the '(' of a parenthesised join.
 	item bool
+	// cases counts the CASE expressions open in this frame: their WHEN
+	// ends no FROM list.
+	cases int
 	// fromItem is set on a frame that is itself a from-item (a subquery,
 	// a parenthesised join, UNNEST or a table function's arguments): the
 	// alias after its ')' is a range variable.
@@ -51,10 +54,15 @@ func (r *reader) declare(name string) {
 }
 
 // isRange reports whether name is a range variable visible here.
+// A subquery in a FROM list sees no range variable of the list around it
+// (BigQuery has no LATERAL); an expression subquery sees its query's.
 func (r *reader) isRange(name string) bool {
 	for i := len(r.frames) - 1; i >= 0; i-- {
 		if r.frames[i].ranges[strings.ToLower(name)] {
 			return true
+		}
+		if r.frames[i].fromItem {
+			return false
 		}
 	}
 	return false
@@ -237,6 +245,14 @@ func (r *reader) scan() {
 			}
 			i++
 			continue
+		case t.IsPunct('@') && i+1 < len(toks) && toks[i+1].IsPunct('{'):
+			// A hint (JOIN @{join_method=HASH_JOIN} t, t @{…}): skipped
+			// whole, so a from-item after it is still expected.
+			for i < len(toks) && !toks[i].IsPunct('}') {
+				i++
+			}
+			i++
+			continue
 		case t.IsPunct('|') && i+1 < len(toks) && toks[i+1].IsPunct('>'):
 			// A pipe operator ends the FROM list it follows.
 			f.from, f.item = false, false
@@ -264,7 +280,8 @@ func (r *reader) scan() {
 			f.item = false
 			continue
 		}
-		path, next := readPath(toks, i)
+		// In an expression a '-' is a minus: a-ds.fn(1) calls ds.fn.
+		path, next := readExprPath(toks, i)
 		if len(path) == 0 {
 			i++
 			continue
@@ -315,7 +332,21 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 		// A set operation: the next query has a scope of its own.
 		f.from, f.item, f.ranges = false, false, nil
 		return i + 1, true
-	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "SELECT", "SET", "VALUES", "WHEN", "OPTIONS":
+	case "CASE":
+		f.cases++
+		return i + 1, true
+	case "END":
+		if f.cases > 0 {
+			f.cases--
+		}
+		return i + 1, true
+	case "WHEN":
+		if f.cases > 0 {
+			return i + 1, true // CASE … WHEN, inside a join condition too
+		}
+		f.from, f.item = false, false // MERGE … WHEN [NOT] MATCHED
+		return i + 1, true
+	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "SELECT", "SET", "VALUES", "OPTIONS":
 		// A clause that ends a FROM list.
 		f.from, f.item = false, false
 		return i + 1, true
@@ -404,9 +435,6 @@ func (r *reader) object(toks []Token, i int, kind ObjectKind, write bool) int {
 		return i
 	}
 	r.add(Object{Kind: kind, Path: path, Write: write})
-	if kind == Table && !r.isDDL() {
-		r.declare(path[len(path)-1])
-	}
 	return next
 }
 
@@ -509,7 +537,12 @@ var builtinNamespaces = map[string]bool{
 // my-project.ds.t) and backtick-quoted parts, which may hold dots
 // themselves. It returns the parts and the index after the path; no parts
 // when toks[i] does not start one.
-func readPath(toks []Token, i int) ([]string, int) {
+func readPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, true) }
+
+// readExprPath reads a path in an expression, where '-' is a minus.
+func readExprPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, false) }
+
+func readPathHyphens(toks []Token, i int, hyphens bool) ([]string, int) {
 	var parts []string
 	for i < len(toks) {
 		t := toks[i]
@@ -522,7 +555,7 @@ func readPath(toks []Token, i int) ([]string, int) {
 			i++
 			// Hyphenated names are written unquoted too; the tokens
 			// touch (no space) in that case.
-			for i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
+			for hyphens && i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
 				(toks[i+1].Kind == Word) && toks[i+1].Start == toks[i].End {
 				word += "-" + toks[i+1].Text
 				i += 2

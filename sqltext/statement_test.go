@@ -82,6 +82,18 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT 5. FROM secret.t", "SELECT table:secret.t"},
 		{"SELECT 5.FROM secret.t, 1.5e-3, 2e5", "SELECT table:secret.t"},
 		{"SELECT * FROM p.ds.2024", "SELECT table:p.ds.2024"},
+		{"SELECT * FROM my-proj-123.secret.t AS x WHERE x.a > 0", "SELECT table:my-proj-123.secret.t"},
+		{"SELECT * FROM ok.secret, (SELECT * FROM secret.t)", "SELECT table:ok.secret table:secret.t"},
+		{"SELECT * FROM ok.t WHERE EXISTS (SELECT x FROM t.arr)", "SELECT table:ok.t"},
+		// A range variable is known only after the text declares it: a
+		// correlated path before its FROM list is read as a table (the
+		// strict side).
+		{"SELECT (SELECT x FROM t.arr) FROM ok.t", "SELECT table:t.arr table:ok.t"},
+		{"INSERT INTO ok.secret SELECT * FROM secret.t", "INSERT table!:ok.secret table:secret.t"},
+		{"SELECT * FROM ok.a JOIN @{join_method = HASH_JOIN} secret.t ON TRUE", "SELECT table:ok.a table:secret.t"},
+		{"SELECT x-secret.fn(1) FROM ok.a", "SELECT routine:secret.fn table:ok.a"},
+		{"SELECT * FROM ok.a JOIN ok.b ON CASE WHEN a.x = 1 THEN TRUE ELSE FALSE END, secret.t", "SELECT table:ok.a table:ok.b table:secret.t"},
+		{"MERGE ok.t USING ok.s ON TRUE WHEN MATCHED THEN DELETE", "MERGE table!:ok.t table:ok.s"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {
