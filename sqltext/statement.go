@@ -146,7 +146,7 @@ EXPORT DATA
 EXPORT MODEL`)
 
 // maxKindWords is the most words a known kind has.
-const maxKindWords = 4
+const maxKindWords = 5
 
 // statementKind names the statement from its leading keywords: the longest
 // known kind they start with (CREATE OR REPLACE TEMP TABLE is CREATE

@@ -94,6 +94,7 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT x-secret.fn(1) FROM ok.a", "SELECT routine:secret.fn table:ok.a"},
 		{"SELECT * FROM ok.a JOIN ok.b ON CASE WHEN a.x = 1 THEN TRUE ELSE FALSE END, secret.t", "SELECT table:ok.a table:ok.b table:secret.t"},
 		{"MERGE ok.t USING ok.s ON TRUE WHEN MATCHED THEN DELETE", "MERGE table!:ok.t table:ok.s"},
+		{"DROP ALL ROW ACCESS POLICIES ON secret.t", "DROP ALL ROW ACCESS POLICIES table!:secret.t"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {
