@@ -8,6 +8,7 @@ package integration_test
 // on the emulator. The app itself reaches nothing but the host.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -597,4 +598,96 @@ func (b *browser) screenshot(t *testing.T, path string) {
 	if err := os.WriteFile(path, png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestToolsListWithAndWithoutApps: over stdio, the real binary lists every
+// tool to a client that does not declare the extension exactly as its
+// snapshot (server/__toolsnaps__) says, byte for byte on the wire; a client
+// that declares it sees the same tools with the five result tools linked
+// to the app.
+func TestToolsListWithAndWithoutApps(t *testing.T) {
+	appCaps := &mcp.ClientCapabilities{}
+	appCaps.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
+	for _, protocol := range protocolVersions {
+		for _, caps := range []*mcp.ClientCapabilities{nil, appCaps} {
+			var wire strings.Builder
+			cmd := exec.Command(serverBin, "stdio", "--endpoint", emu.URL, "--project", emulator.Project)
+			cmd.Stderr = &logBuffer{t: t}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{Capabilities: caps}).
+				Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &lockedWriter{w: &wire}}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			_, err = cs.ListTools(ctx, nil)
+			cs.Close()
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tools []json.RawMessage
+			for line := range strings.Lines(wire.String()) {
+				var msg struct {
+					Result struct {
+						Tools []json.RawMessage `json:"tools"`
+					} `json:"result"`
+				}
+				if l, ok := strings.CutPrefix(line, "read: "); ok && json.Unmarshal([]byte(l), &msg) == nil && msg.Result.Tools != nil {
+					tools = msg.Result.Tools
+				}
+			}
+			if len(tools) < 10 {
+				t.Fatalf("protocol %q: %d tools on the wire", protocol, len(tools))
+			}
+			var linked []string
+			for _, raw := range tools {
+				var tool struct {
+					Name string         `json:"name"`
+					Meta map[string]any `json:"_meta"`
+				}
+				if err := json.Unmarshal(raw, &tool); err != nil {
+					t.Fatal(err)
+				}
+				if tool.Meta != nil {
+					if link, _ := tool.Meta["ui"].(map[string]any); link["resourceUri"] == ui.URI {
+						linked = append(linked, tool.Name)
+					}
+					continue
+				}
+				want, err := os.ReadFile(filepath.Join("..", "server", "__toolsnaps__", tool.Name+".snap"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got bytes.Buffer
+				if err := json.Indent(&got, raw, "", "  "); err != nil {
+					t.Fatal(err)
+				}
+				got.WriteString("\n")
+				if got.String() != string(want) {
+					t.Errorf("protocol %q, app client %v: %s on the wire differs from its snapshot:\n%s", protocol, caps != nil, tool.Name, got.String())
+				}
+			}
+			slices.Sort(linked)
+			want := []string(nil)
+			if caps != nil {
+				want = []string{"dry_run_sql", "execute_sql", "get_query_results", "get_table_schema", "preview_table"}
+			}
+			if !slices.Equal(linked, want) {
+				t.Errorf("protocol %q, app client %v: linked %v, want %v", protocol, caps != nil, linked, want)
+			}
+		}
+	}
+}
+
+// lockedWriter serialises the logging transport's writes.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
