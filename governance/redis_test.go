@@ -337,11 +337,18 @@ func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mine int
+	var jobBytes, principalBytes int64
 	for _, k := range keys {
 		if !strings.HasPrefix(k, "ttl:") {
 			continue
 		}
 		mine++
+		n, _ := st.client.MemoryUsage(ctx, k).Result()
+		if strings.HasPrefix(k, "ttl:job:") {
+			jobBytes += n
+		} else {
+			principalBytes += n
+		}
 		if strings.Contains(k, "alice") || strings.Contains(k, "example") {
 			t.Errorf("key %q names the principal", k)
 		}
@@ -350,6 +357,7 @@ func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 			t.Errorf("key %q has TTL %v, %v; want one", k, ttl, err)
 		}
 	}
+	t.Logf("Redis memory: %d B for one job record, %d B for one principal's budget keys with one hold", jobBytes, principalBytes)
 	if mine < 6 { // acct, holds, holdexp, day, done marker, job
 		t.Errorf("%d keys under the prefix, want at least 6: %v", mine, keys)
 	}
@@ -486,5 +494,32 @@ func TestNewRedisClient(t *testing.T) {
 	}
 	if got := RedactURL("redis://user:hunter2@h:6379/0"); strings.Contains(got, "hunter2") {
 		t.Errorf("RedactURL = %s", got)
+	}
+}
+
+// BenchmarkRedisQuerySteps is what one execute_sql adds against Redis on
+// loopback: reserve the estimate, record the job, settle it, and (a later
+// page) look the record up.
+func BenchmarkRedisQuerySteps(b *testing.B) {
+	srv := redistest.Start(b)
+	client, err := NewRedisClient(srv.URL(), RedisURL{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := NewRedis(RedisConfig{Client: client, PerDay: 1 << 60})
+	defer st.Close()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		id, err := st.Reserve(ctx, "token:bench", 100)
+		if err != nil {
+			b.Fatal(err)
+		}
+		job := fmt.Sprintf("job_%d", i)
+		st.RecordJob(ctx, JobRecord{ID: job, Principal: "token:bench", Reservation: id})
+		st.Settle(ctx, id, Usage{Jobs: 1, BytesBilled: 100})
+		if _, err := st.LookupJob(ctx, job); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
