@@ -58,14 +58,17 @@ func NewExecutor(cfg Config, hooks Hooks) (*Executor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if _, ok := cfg.Policies[State]; !ok {
-		// Only a server with a shared state store needs this policy; a
-		// config written before there was one gets the default.
-		policies := make(map[Operation]Policy, len(cfg.Policies)+1)
-		for op, p := range cfg.Policies {
-			policies[op] = p
+	// Policies added after a config was first written (the shared state
+	// store's, export's) get their defaults, so such a config still works.
+	for _, op := range []Operation{State, Export} {
+		if _, ok := cfg.Policies[op]; ok {
+			continue
 		}
-		policies[State] = Defaults().Policies[State]
+		policies := make(map[Operation]Policy, len(cfg.Policies)+1)
+		for o, p := range cfg.Policies {
+			policies[o] = p
+		}
+		policies[op] = Defaults().Policies[op]
 		cfg.Policies = policies
 	}
 	e := &Executor{cfg: cfg, hooks: hooks, retries: map[Operation]retrypolicy.RetryPolicy[any]{}, breakers: map[string]circuitbreaker.CircuitBreaker[any]{}}

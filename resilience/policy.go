@@ -53,6 +53,7 @@ func Defaults() Config {
 			Auth:     {MaxAttempts: 3, BaseDelay: 200 * time.Millisecond, MaxDelay: 2 * time.Second, Multiplier: 2, Jitter: 0.2, Timeout: 10 * time.Second},
 			Write:    {MaxAttempts: 2, BaseDelay: time.Second, MaxDelay: 5 * time.Second, Multiplier: 2, Jitter: 0.2},
 			State:    {MaxAttempts: 2, BaseDelay: 50 * time.Millisecond, MaxDelay: 200 * time.Millisecond, Multiplier: 2, Jitter: 0.2, Timeout: 3 * time.Second},
+			Export:   {MaxAttempts: 3, BaseDelay: time.Second, MaxDelay: 8 * time.Second, Multiplier: 2, Jitter: 0.2},
 		},
 		Breaker:       BreakerSettings{FailureThreshold: 5, OpenDuration: 60 * time.Second, SuccessThreshold: 2},
 		MaxRetryAfter: 32 * time.Second,
@@ -60,13 +61,13 @@ func Defaults() Config {
 }
 
 // Operations lists the operation classes in documentation order.
-var Operations = []Operation{Query, Metadata, Write, Auth, State}
+var Operations = []Operation{Query, Metadata, Write, Auth, State, Export}
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
 	for _, op := range Operations {
 		p, ok := c.Policies[op]
-		if !ok && op == State {
+		if !ok && (op == State || op == Export) {
 			continue // optional: NewExecutor fills in the default
 		}
 		if !ok {

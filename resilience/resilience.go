@@ -43,4 +43,10 @@ const (
 	// (scope [StateScope]); its policy is short, since a budget step
 	// stands before every query.
 	State Operation = "state"
+	// Export covers reading a finished query's result table whole for
+	// export_results: the Storage Read API session and its streams, or the
+	// copy job of a table export. An attempt rewrites its file from the
+	// start, so it is safe to repeat; its policy tries fewer times than
+	// Query because each attempt may move the whole result again.
+	Export Operation = "export"
 )
