@@ -117,6 +117,20 @@ func TestAppInBrowser(t *testing.T) {
 			t.Errorf("the opened STRUCT reads %q", tree)
 		}
 		b.screenshot(t, filepath.Join(shots, "result.png"))
+		// The job opens in the console, and the rows download, through the
+		// host.
+		b.evalApp(t, `document.querySelector("a.job").click(); [...document.querySelectorAll(".toolbar button")].find(b => b.textContent === "Download CSV").click()`, nil)
+		var hostLog []map[string]any
+		deadline := time.Now().Add(10 * time.Second)
+		for len(hostLog) < 2 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+			if err := chromedp.Run(b.ctx, chromedp.Evaluate(`hostLog.filter(e => e.openLink || e.download)`, &hostLog)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if len(hostLog) != 2 || !strings.HasPrefix(fmt.Sprint(hostLog[0]["openLink"]), "https://console.cloud.google.com/bigquery?j=bq") || hostLog[1]["download"] != float64(1) {
+			t.Errorf("the host saw %v; want the job's console link opened and one file downloaded", hostLog)
+		}
 		// Sorting by id twice puts 100 first; by score, NULL last.
 		b.evalApp(t, `document.querySelector("thead th[data-col='id'] button").click()`, nil)
 		b.evalApp(t, `document.querySelector("thead th[data-col='id'] button").click()`, nil)
