@@ -137,8 +137,8 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
 	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds, 45s unless this is shorter; the schemas state it) before it answers jobComplete:false; the job runs on until its timeout")
 	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
-	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
-	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance (0: no limit)")
+	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
+	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
 	envVar(fs, stringKind, &s.State, "state", "memory", `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
 	fs.secret["state"] = true // the URL may hold a password
 	envVar(fs, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
