@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/faults"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
@@ -144,57 +145,93 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 
 // TestCloudRunTwoInstances drives two instances behind a round-robin
 // balancer: with no session state, every call may land on either. A job
-// started on one is paged, inspected and cancelled through it; the other,
-// which has no record of the job, answers as for an unknown job.
+// started on one is paged, inspected and cancelled through the balancer.
+//
+//   - memory (the default): job records live in each instance's memory, so
+//     the instance that started the job reads it and the other answers as
+//     for an unknown job, without asking BigQuery.
+//   - redis: both instances share one Redis (--state), so either reads
+//     the job for its owner, and neither reads it for another principal.
 func TestCloudRunTwoInstances(t *testing.T) {
-	a := startInstance(t, emu.URL, "--client-auth", "token", "--client-tokens", clientToken)
-	b := startInstance(t, emu.URL, "--client-auth", "token", "--client-tokens", clientToken)
-	lb := newRoundRobin(t, a, b)
-	for _, protocol := range protocolVersions {
-		t.Run("protocol="+protocol, func(t *testing.T) {
-			cs := httpSession(t, lb.URL+"/mcp", clientToken, protocol)
-			ds := ok[schema.ListDatasetsOutput](t, cs, "list_datasets", map[string]any{})
-			if len(ds.Datasets) == 0 {
-				t.Fatalf("no datasets: %+v", ds)
+	const tokenB = "integration-second-token-0123456789"
+	for _, variant := range []string{"memory", "redis"} {
+		t.Run("state="+variant, func(t *testing.T) {
+			args := []string{"--client-auth", "token", "--client-tokens", clientToken + "," + tokenB}
+			if variant == "redis" {
+				args = append(args, "--state", redistest.Start(t).URL())
 			}
-			out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
-				"sql": "SELECT order_id FROM shop.orders ORDER BY order_id", "maxRows": 2,
-			})
-			if !out.Truncated || out.JobID == "" || out.NextStartIndex != 2 {
-				t.Fatalf("first page = %+v", out)
+			a := startInstance(t, emu.URL, args...)
+			b := startInstance(t, emu.URL, args...)
+			lb := newRoundRobin(t, a, b)
+			for _, protocol := range protocolVersions {
+				t.Run("protocol="+protocol, func(t *testing.T) {
+					twoInstances(t, lb.URL+"/mcp", protocol, variant == "redis", tokenB)
+				})
 			}
-			// The following calls go to the instances in turn. Job records
-			// live in each instance's memory: the instance that started the
-			// job reads it, the other answers as for an unknown job, without
-			// asking BigQuery (docs/governance.md, "Who may see which job").
-			args := map[string]any{"jobId": out.JobID, "location": out.Location}
-			for _, tool := range []string{"get_query_results", "get_job", "cancel_job"} {
-				read, refused := 0, 0
-				for range 4 {
-					res := call(t, cs, tool, args)
-					switch {
-					case !res.IsError:
-						read++
-					case strings.Contains(text(res), "NOT_FOUND") && strings.Contains(text(res), "started by you on this server"):
-						refused++
-					case tool == "cancel_job":
-						read++ // cancelling a finished job may be an error, but a structured one
-					default:
-						t.Errorf("%s through the balancer: %s", tool, text(res))
-					}
-				}
-				if read == 0 || refused == 0 {
-					t.Errorf("%s: %d answered, %d refused; want the starting instance to answer and the other to refuse", tool, read, refused)
+			if lb.served[0].Load() == 0 || lb.served[1].Load() == 0 {
+				t.Errorf("requests per instance: %d and %d, want both used", lb.served[0].Load(), lb.served[1].Load())
+			}
+			for _, in := range []*instance{a, b} {
+				if strings.Contains(in.log.String(), clientToken) || strings.Contains(in.log.String(), tokenB) {
+					t.Errorf("a client token reached the log of %s", in.addr)
 				}
 			}
 		})
 	}
-	if lb.served[0].Load() == 0 || lb.served[1].Load() == 0 {
-		t.Errorf("requests per instance: %d and %d, want both used", lb.served[0].Load(), lb.served[1].Load())
+}
+
+// twoInstances starts a job through the balancer at endpoint and reads it
+// with each job tool four times (twice per instance). With shared state
+// every call answers its owner, and another principal is refused on every
+// instance; without, the starting instance answers and the other refuses.
+func twoInstances(t *testing.T, endpoint, protocol string, shared bool, tokenB string) {
+	cs := httpSession(t, endpoint, clientToken, protocol)
+	ds := ok[schema.ListDatasetsOutput](t, cs, "list_datasets", map[string]any{})
+	if len(ds.Datasets) == 0 {
+		t.Fatalf("no datasets: %+v", ds)
 	}
-	for _, in := range []*instance{a, b} {
-		if strings.Contains(in.log.String(), clientToken) {
-			t.Errorf("the client token reached the log of %s", in.addr)
+	out := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{
+		"sql": "SELECT order_id FROM shop.orders ORDER BY order_id", "maxRows": 2,
+	})
+	if !out.Truncated || out.JobID == "" || out.NextStartIndex != 2 {
+		t.Fatalf("first page = %+v", out)
+	}
+	args := map[string]any{"jobId": out.JobID, "location": out.Location}
+	refusedText := func(res *mcp.CallToolResult) bool {
+		return strings.Contains(text(res), "NOT_FOUND") && strings.Contains(text(res), "started by you on this server")
+	}
+	for _, tool := range []string{"get_query_results", "get_job", "cancel_job"} {
+		read, refused := 0, 0
+		for range 4 {
+			res := call(t, cs, tool, args)
+			switch {
+			case !res.IsError:
+				read++
+			case refusedText(res):
+				refused++
+			case tool == "cancel_job":
+				read++ // cancelling a finished job may be an error, but a structured one
+			default:
+				t.Errorf("%s through the balancer: %s", tool, text(res))
+			}
+		}
+		switch {
+		case shared && refused > 0:
+			t.Errorf("%s: %d answered, %d refused; want every instance to answer the job's owner", tool, read, refused)
+		case !shared && (read == 0 || refused == 0):
+			t.Errorf("%s: %d answered, %d refused; want the starting instance to answer and the other to refuse", tool, read, refused)
+		}
+	}
+	if !shared {
+		return
+	}
+	// Another principal, on every instance: the answer for an unknown job.
+	bob := httpSession(t, endpoint, tokenB, protocol)
+	for _, tool := range []string{"get_query_results", "get_job", "cancel_job"} {
+		for range 2 {
+			if res := call(t, bob, tool, args); !res.IsError || !refusedText(res) {
+				t.Errorf("another principal's %s of the job = %s, want NOT_FOUND", tool, text(res))
+			}
 		}
 	}
 }
