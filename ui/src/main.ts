@@ -41,6 +41,8 @@ function theme(ctx: McpUiHostContext | undefined) {
 }
 
 function show(r: { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean }) {
+  // Marks for benchmarks (make bench): when the result arrived, when it showed.
+  performance.mark("bqmcp-result");
   let v = r.structuredContent as Record<string, unknown> | undefined;
   if (!v) {
     const t = r.content?.find((c) => c.type === "text")?.text;
@@ -59,6 +61,7 @@ function show(r: { structuredContent?: unknown; content?: { type: string; text?:
   else if (Array.isArray(v.columns) && "numBytes" in v) schemaView(v as unknown as TableSchema);
   else if ("estimatedCostUSD" in v) costView(v as unknown as DryRun);
   else root.replaceChildren(h("pre", { class: "raw" }, JSON.stringify(v, null, 2)));
+  performance.mark("bqmcp-shown");
 }
 
 // asArrays gives rows in schema order whatever format the tool used.
