@@ -8,8 +8,10 @@ package governance
 // Each budget step is one Lua script, which Redis runs atomically: the
 // check and the hold of Reserve cannot be split by another instance's
 // Reserve, so two instances never both spend the last bytes. Every key
-// has a TTL, and a principal's keys share one hash tag, so the scripts
-// also run on Redis Cluster (Memorystore for Redis Cluster, Valkey).
+// has a TTL, and a principal's keys share one hash tag, so that each
+// script's keys would sit in one slot of a Redis Cluster; the client here
+// is a single-node one (Memorystore for Redis, or Valkey with cluster mode
+// disabled), and a cluster client is all a cluster would need.
 //
 // Keys (P is the prefix, H the first 16 hex digits of the principal's
 // SHA-256, so no e-mail or token ever becomes a key name):
