@@ -646,7 +646,7 @@ func (r *Redis) later(ctx context.Context, what string, err error, fn func(conte
 	if !r.running {
 		r.running = true
 		r.done = make(chan struct{})
-		go r.retryPending()
+		go r.retryPending(r.done)
 	}
 }
 
@@ -654,8 +654,10 @@ func (r *Redis) later(ctx context.Context, what string, err error, fn func(conte
 // left or the state is closed: every second while the store fails, and
 // through the same breaker as every other step, so a Redis that is down
 // is not hammered.
-func (r *Redis) retryPending() {
-	defer close(r.done)
+//
+// done is this goroutine's own channel: a later goroutine gets another.
+func (r *Redis) retryPending(done chan struct{}) {
+	defer close(done)
 	wait := time.Second
 	for {
 		select {

@@ -523,3 +523,28 @@ func BenchmarkRedisQuerySteps(b *testing.B) {
 		}
 	}
 }
+
+// TestRedisOutagesInARow: writes kept in one outage are made when Redis
+// answers, and so are those of the next outage (a new retry loop), each
+// once; Close then has nothing left to lose.
+func TestRedisOutagesInARow(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	st := newRedisState(t, srv.Addr(), "twice:", RedisConfig{PerDay: 1000})
+	for i := range 2 {
+		id, err := st.Reserve(ctx, "p", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Pause()
+		st.Settle(ctx, id, Usage{Jobs: 1, BytesBilled: 100})
+		srv.Resume()
+		waitFor(t, func() bool { return st.Pending() == 0 })
+		if r, err := st.Report(ctx, "p"); err != nil || r.Today.Jobs != int64(i+1) || r.Reserved != 0 {
+			t.Fatalf("after outage %d: %+v, %v", i+1, r, err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+}
