@@ -116,6 +116,17 @@ func TestAppInBrowser(t *testing.T) {
 		if !strings.Contains(tree, "a: 1") || !strings.Contains(tree, `b: "x"`) {
 			t.Errorf("the opened STRUCT reads %q", tree)
 		}
+		// The keyboard moves between cells (from the one clicked above to
+		// the first, then down and right) and opens one.
+		var opened string
+		b.evalApp(t, `(() => { const s = document.querySelector(".scroller"); s.focus();
+			for (const [key, ctrlKey] of [["Home", true], ["Home", false], ["ArrowDown"], ["ArrowRight"], ["Enter"]])
+				s.dispatchEvent(new KeyboardEvent("keydown", {key, ctrlKey: !!ctrlKey, bubbles: true}));
+			return document.querySelector("td.active").textContent + " | " + document.querySelector(".detail:not([hidden]) .full")?.textContent; })()`, &opened)
+		if opened != "name_2 | name_2" {
+			t.Errorf("ctrl+Home, Home, down, right, Enter: active cell and opened value %q, want name_2 | name_2", opened)
+		}
+		b.evalApp(t, `document.querySelector("tbody tr[data-row='0'] td:nth-child(8) button").click()`, nil)
 		b.screenshot(t, filepath.Join(shots, "result.png"))
 		// The job opens in the console, and the rows download, through the
 		// host.
@@ -203,6 +214,16 @@ func TestAppInBrowser(t *testing.T) {
 			t.Errorf("chart: %+v; want two lines, orders and revenue by day, in place of the table", chart)
 		}
 		b.screenshot(t, filepath.Join(shots, "chart.png"))
+		// Categories with numbers draw bars.
+		b.run(t, "execute_sql", map[string]any{"sql": "SELECT status, COUNT(*) AS orders, SUM(total) AS total FROM shop.orders GROUP BY status"})
+		b.waitApp(t, `document.querySelectorAll(".tabs button").length === 2 && document.querySelector(".tabs button:last-child").textContent === "Bar chart"`)
+		b.evalApp(t, `document.querySelectorAll(".tabs button")[1].click()`, nil)
+		var bars int
+		b.evalApp(t, `document.querySelectorAll("svg.chart.bar rect.series").length`, &bars)
+		if bars < 2 {
+			t.Errorf("%d bars for orders and total by status", bars)
+		}
+		b.screenshot(t, filepath.Join(shots, "chart-bar.png"))
 	})
 
 	t.Run("schema tree", func(t *testing.T) {

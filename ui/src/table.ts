@@ -41,8 +41,15 @@ export class ResultTable {
     });
     this.tbody = h("tbody", null);
     this.table = h("table", { class: "grid", "aria-label": "Query result" }, h("thead", null, headRow), this.tbody);
-    this.scroller = h("div", { class: "scroller", tabindex: 0, "aria-label": "Rows; scroll to see more" }, this.table);
+    this.scroller = h("div", { class: "scroller", tabindex: 0, "aria-label": "Rows: arrow keys move between cells, Enter opens one" }, this.table);
     this.scroller.addEventListener("scroll", () => this.schedule());
+    this.scroller.addEventListener("keydown", (e) => this.key(e));
+    this.tbody.addEventListener("click", (e) => {
+      const td = (e.target as HTMLElement).closest("td[data-col]") as HTMLElement | null;
+      const tr = td?.parentElement;
+      if (!td || !tr?.dataset.k) return;
+      this.activate(Number(tr.dataset.k), Number(td.dataset.col), false);
+    });
     new ResizeObserver(() => this.schedule()).observe(this.scroller);
     this.el = this.scroller;
   }
@@ -94,6 +101,57 @@ export class ResultTable {
     });
   }
 
+  // The active cell (keyboard and click): its place in the shown order
+  // and its column. -1: none yet.
+  private activeK = -1;
+  private activeCol = 0;
+
+  private key(e: KeyboardEvent) {
+    if (e.target !== this.scroller || this.order.length === 0) return;
+    const page = Math.max(1, Math.floor(this.scroller.clientHeight / ROW_HEIGHT) - 1);
+    let k = Math.max(0, this.activeK);
+    let c = this.activeCol;
+    switch (e.key) {
+      case "ArrowDown": k = this.activeK < 0 ? 0 : k + 1; break;
+      case "ArrowUp": k -= 1; break;
+      case "ArrowRight": c += 1; break;
+      case "ArrowLeft": c -= 1; break;
+      case "PageDown": k += page; break;
+      case "PageUp": k -= page; break;
+      case "Home": if (e.ctrlKey) k = 0; else c = 0; break;
+      case "End": if (e.ctrlKey) k = this.order.length - 1; else c = this.cols.length - 1; break;
+      case "Enter":
+      case " ":
+        if (this.activeK >= 0) {
+          const ri = this.order[this.activeK];
+          const col = this.cols[this.activeCol];
+          this.onOpen(`${col.name} (row ${ri + 1})`, this.rows[ri][this.activeCol], col);
+          e.preventDefault();
+        }
+        return;
+      default:
+        return;
+    }
+    e.preventDefault();
+    this.activate(Math.min(this.order.length - 1, Math.max(0, k)), Math.min(this.cols.length - 1, Math.max(0, c)), true);
+  }
+
+  // activate makes a cell the active one, scrolled into view when asked.
+  private activate(k: number, col: number, scroll: boolean) {
+    this.activeK = k;
+    this.activeCol = col;
+    if (scroll) {
+      const top = k * ROW_HEIGHT;
+      const head = this.table.tHead?.offsetHeight ?? 0;
+      const view = this.scroller.clientHeight - head;
+      if (top < this.scroller.scrollTop) this.scroller.scrollTop = top;
+      else if (top + ROW_HEIGHT > this.scroller.scrollTop + view) this.scroller.scrollTop = top + ROW_HEIGHT - view;
+    }
+    this.render(true);
+    const cell = this.tbody.querySelector(`tr[data-k="${k}"] td[data-col="${col}"]`) as HTMLElement | null;
+    cell?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+
   private schedule() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
@@ -124,8 +182,17 @@ export class ResultTable {
   private row(k: number): HTMLElement {
     const ri = this.order[k];
     const r = this.rows[ri];
-    const tr = h("tr", { "aria-rowindex": k + 2, "data-row": ri });
-    this.cols.forEach((c, i) => tr.append(this.cell(ri, c, r[i])));
+    const tr = h("tr", { "aria-rowindex": k + 2, "data-row": ri, "data-k": k });
+    this.cols.forEach((c, i) => {
+      const td = this.cell(ri, c, r[i]);
+      td.dataset.col = String(i);
+      if (k === this.activeK && i === this.activeCol) {
+        td.id = "active-cell";
+        td.classList.add("active");
+        this.scroller.setAttribute("aria-activedescendant", td.id);
+      }
+      tr.append(td);
+    });
     return tr;
   }
 
