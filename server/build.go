@@ -77,6 +77,16 @@ type Config struct {
 	StateFailOpen     bool
 	// Apps (--apps) says which clients see tools linked to the MCP App.
 	Apps Apps
+	// Export configures export_results (toolset export): ExportDir
+	// (--export-dir) is the only folder it writes files in, ExportDataset
+	// (--export-dataset) the only dataset it writes tables in, each
+	// expiring after ExportTableTTL (--export-table-ttl). StorageEndpoint
+	// (--storage-endpoint, host:port, plaintext, no credentials) points the
+	// Storage Read API at an emulator.
+	ExportDir       string
+	ExportDataset   string
+	ExportTableTTL  time.Duration
+	StorageEndpoint string
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool
@@ -172,16 +182,20 @@ func (c Config) Validate() error {
 // Backend is a connected server: the MCP server and what it needs to shut
 // down cleanly.
 type Backend struct {
-	MCP        *mcp.Server
-	Identity   auth.Identity
-	Executor   *resilience.Executor
-	Cache      *resilience.Cache
-	query      *query.Service
-	schema     *schema.Service
-	client     *bigquery.Client
-	rest       *bq.Service
-	httpClient *http.Client
-	telemetry  *observability.Telemetry
+	MCP      *mcp.Server
+	Identity auth.Identity
+	Executor *resilience.Executor
+	Cache    *resilience.Cache
+	query    *query.Service
+	schema   *schema.Service
+	client   *bigquery.Client
+	// exportClient reads and copies for export_results (the Storage Read
+	// API on, which the shared client must not have: it turns paging
+	// off); nil unless the export toolset is listed.
+	exportClient *bigquery.Client
+	rest         *bq.Service
+	httpClient   *http.Client
+	telemetry    *observability.Telemetry
 	// shared is the Redis state, nil for memory; stateURL its URL without
 	// the password, for health.
 	shared        *governance.Redis
@@ -202,6 +216,9 @@ func (b *Backend) Close() error {
 		b.shared.Close()
 	}
 	err := b.client.Close()
+	if b.exportClient != nil {
+		b.exportClient.Close()
+	}
 	b.httpClient.CloseIdleConnections()
 	return err
 }
@@ -266,7 +283,12 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		}),
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
-	b := &Backend{shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	var exportClient *bigquery.Client
+	if svc.Export, exportClient, err = buildExport(ctx, cfg, conn, runner, svc.Query, datasets, log); err != nil {
+		client.Close()
+		return nil, err
+	}
+	b := &Backend{exportClient: exportClient, shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
 	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(middleware(cfg, log, tel), cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
 		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
@@ -294,6 +316,9 @@ type connection struct {
 	identity auth.Identity
 	client   *bigquery.Client
 	rest     *bq.Service
+	// opts made client and rest, for the clients of other services.
+	opts    []option.ClientOption
+	project string
 }
 
 // connectBigQuery builds the connection, and fills in cfg.Project from the
@@ -342,5 +367,5 @@ func connectBigQuery(ctx context.Context, cfg *Config, runner *resilience.Execut
 		client.Close()
 		return nil, fmt.Errorf("creating BigQuery REST service: %w", err)
 	}
-	return &connection{http: hc, identity: id, client: client, rest: rest}, nil
+	return &connection{http: hc, identity: id, client: client, rest: rest, opts: opts, project: client.Project()}, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
@@ -52,6 +53,7 @@ type Services struct {
 	Schema *schema.Service
 	Query  *query.Service
 	Insert *insert.Service
+	Export *export.Service
 	Health HealthReporter
 }
 
@@ -226,6 +228,7 @@ func writingTools(svc Services) []listedTool {
 		}, func(ctx context.Context, in insert.Input) (*insert.Output, error) {
 			return svc.Insert.Insert(ctx, in)
 		})},
+		{ToolsetExport, exportTool(svc)},
 	}
 }
 

@@ -17,11 +17,16 @@ const (
 	ToolsetQuery  Toolset = "query"  // execute_sql, dry_run_sql, get_query_results
 	ToolsetJobs   Toolset = "jobs"   // get_job, cancel_job
 	ToolsetWrite  Toolset = "write"  // insert_rows; only with --allow-writes
+	// ToolsetExport is export_results. It writes files and tables, so it
+	// is listed only when asked for, and --read-only hides it; it needs no
+	// --allow-writes, since it runs only SELECTs and writes only where the
+	// operator said (--export-dir, --export-dataset).
+	ToolsetExport Toolset = "export"
 	alwaysOn      Toolset = ""
 )
 
 // Toolsets lists every toolset in documentation order.
-var Toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite}
+var Toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 
 // DefaultToolsets are listed when none are chosen: everything but writes.
 func DefaultToolsets() []Toolset { return []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs} }

@@ -60,7 +60,7 @@ func sorted(groups ...[]string) []string {
 }
 
 func TestToolsetsChooseTheListedTools(t *testing.T) {
-	all := []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite}
+	all := []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 	for _, c := range []struct {
 		name string
 		opts Options
@@ -70,10 +70,12 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 		{"default with writes", Options{AllowWrites: true}, sorted(schemaTools, queryTools, jobTools, always)},
 		{"query only", Options{Toolsets: []Toolset{ToolsetQuery}}, sorted(queryTools, always)},
 		{"schema and write", Options{Toolsets: []Toolset{ToolsetSchema, ToolsetWrite}, AllowWrites: true}, sorted(schemaTools, []string{"insert_rows"}, always)},
-		{"all with writes", Options{Toolsets: all, AllowWrites: true}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows"}, always)},
+		{"all with writes", Options{Toolsets: all, AllowWrites: true}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows", "export_results"}, always)},
 		// Config.Validate refuses this; New still never lists insert_rows
-		// on a server that would refuse it.
-		{"write without allow-writes", Options{Toolsets: all}, sorted(schemaTools, queryTools, jobTools, always)},
+		// on a server that would refuse it. export_results needs no
+		// --allow-writes: it runs only SELECTs.
+		{"write without allow-writes", Options{Toolsets: all}, sorted(schemaTools, queryTools, jobTools, []string{"export_results"}, always)},
+		{"export", Options{Toolsets: []Toolset{ToolsetExport}}, sorted([]string{"export_results"}, always)},
 		{"read-only", Options{ReadOnly: true}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
 		{"read-only, all", Options{ReadOnly: true, Toolsets: all}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
 		// Also refused by Config.Validate. Were it allowed, execute_sql
@@ -156,6 +158,9 @@ func TestToolAnnotationsAreExact(t *testing.T) {
 		"cancel_job": {ToolsetJobs, false, false, true, false},
 		// Appends only (destroys nothing); a second call appends again.
 		"insert_rows": {ToolsetWrite, false, false, false, false},
+		// Writes files and tables (hidden by --read-only); overwrite
+		// replaces one; each call writes again.
+		"export_results": {ToolsetExport, false, true, false, false},
 		"health":      read(alwaysOn), "usage": read(alwaysOn),
 	}
 	for _, writes := range []bool{false, true} {
@@ -189,10 +194,11 @@ func TestParseToolsets(t *testing.T) {
 	}{
 		{"schema,query,jobs", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs}},
 		{" Jobs , query,query ", false, []Toolset{ToolsetQuery, ToolsetJobs}},
-		{"all", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs}},
-		{"all", true, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite}},
+		{"all", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetExport}},
+		{"all", true, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}},
 		// Named, write stays, for Validate to refuse without allow-writes.
-		{"all,write", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite}},
+		{"all,write", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}},
+		{"query,export", false, []Toolset{ToolsetQuery, ToolsetExport}},
 		{"write", true, []Toolset{ToolsetWrite}},
 	} {
 		got, err := ParseToolsets(c.spec, c.writes)
@@ -202,7 +208,7 @@ func TestParseToolsets(t *testing.T) {
 	}
 	for _, spec := range []string{"", " , ", "schema,tables", "admin"} {
 		_, err := ParseToolsets(spec, true)
-		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, or all") {
+		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, or all") {
 			t.Errorf("ParseToolsets(%q): %v, want an error listing the valid toolsets", spec, err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
@@ -125,7 +126,11 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
 	envVar(fs, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
 	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
-	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
+	envVar(fs, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; it must be in --datasets when that is set (default: no table exports)")
+	envVar(fs, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
+	envVar(fs, stringKind, &s.StorageEndpoint, "storage-endpoint", "", "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
 	envVar(fs, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
 	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
 	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")

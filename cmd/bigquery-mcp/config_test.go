@@ -224,7 +224,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
-	all := []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetWrite}
+	all := []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetWrite, server.ToolsetExport}
 	for _, c := range []struct {
 		args     []string
 		env      map[string]string
@@ -234,7 +234,7 @@ func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
 		{nil, nil, server.DefaultToolsets(), false},
 		{nil, map[string]string{"BIGQUERY_TOOLSETS": "query", "BIGQUERY_READ_ONLY": "true"}, []server.Toolset{server.ToolsetQuery}, true},
 		{[]string{"--toolsets", "schema,jobs"}, map[string]string{"BIGQUERY_TOOLSETS": "query"}, []server.Toolset{server.ToolsetSchema, server.ToolsetJobs}, false},
-		{[]string{"--toolsets", "all"}, nil, server.DefaultToolsets(), false},
+		{[]string{"--toolsets", "all"}, nil, append(server.DefaultToolsets(), server.ToolsetExport), false},
 		{[]string{"--toolsets", "all", "--allow-writes"}, nil, all, false},
 		{[]string{"--toolsets=all"}, map[string]string{"BIGQUERY_ALLOW_WRITES": "true"}, all, false},
 	} {
@@ -252,7 +252,7 @@ func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
 		{[]string{"--toolsets", ""}, nil},
 	} {
 		_, err := parseArgs(c.args, env(c.env))
-		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, or all") {
+		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, or all") {
 			t.Errorf("%v %v: %v, want an error listing the valid toolsets", c.args, c.env, err)
 		}
 	}

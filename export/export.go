@@ -1,0 +1,184 @@
+// Package export writes a query's whole result where the agent's context
+// never sees it: a local file (JSON Lines or CSV) or a BigQuery table. The
+// agent gets a link and counts; the rows go from BigQuery to the
+// destination directly.
+//
+// The query runs through package query (RunToTable, ResultOf), so an
+// export passes every check execute_sql's jobs pass (read-only guard,
+// allowlist, budgets, confirmation, labels, location, job ownership) and
+// adds none of its own beyond where it may write: files only under
+// Config.Dir, tables only in Config.Dataset. The result table is read
+// through the Storage Read API (Arrow, several streams at once) when the
+// reader has it, under resilience's export operation; JSON Lines uses
+// package rows' value rules, so a value reads as execute_sql returns it.
+package export
+
+import (
+	"cmp"
+	"context"
+	"strings"
+	"time"
+
+	"cloud.google.com/go/bigquery"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// DefaultDir is where files go when Config.Dir is empty: a folder in the
+// working directory, so an export lands next to the user's project, not
+// somewhere they must look for.
+const DefaultDir = "bigquery-exports"
+
+// DefaultTableTTL is how long an exported table lives when
+// Config.TableTTL is zero: long enough to hand over, short enough that
+// forgotten exports do not pile up storage costs.
+const DefaultTableTTL = 7 * 24 * time.Hour
+
+// Queries is what export needs of package query: a query run to its result
+// table under every check, or the result of a finished job the caller
+// owns.
+type Queries interface {
+	RunToTable(ctx context.Context, in query.ExecuteInput) (*query.ResultTable, error)
+	ResultOf(ctx context.Context, jobID, location string) (*query.ResultTable, error)
+}
+
+// Config builds a Service.
+type Config struct {
+	Queries Queries
+	// Reader reads a result table whole.
+	Reader TableReader
+	// Copier copies a result table into the export dataset; nil: table
+	// exports are refused.
+	Copier TableCopier
+	// Executor runs reads and copies under resilience.Export.
+	Executor *resilience.Executor
+	// Project is the default project (of Dataset without one).
+	Project string
+	// Dir (--export-dir) is the only folder files are written in.
+	Dir string
+	// Dataset (--export-dataset) is the only dataset tables are written
+	// in, project.dataset or dataset; empty: no table exports.
+	Dataset string
+	// TableTTL (--export-table-ttl) is each exported table's expiration.
+	TableTTL time.Duration
+	// Datasets is the allowlist: Dataset must be in it.
+	Datasets *governance.Allowlist
+}
+
+// Service exports results.
+type Service struct {
+	cfg Config
+}
+
+// NewService returns a Service, its defaults filled in.
+func NewService(cfg Config) *Service {
+	cfg.Dir = cmp.Or(cfg.Dir, DefaultDir)
+	if cfg.TableTTL <= 0 {
+		cfg.TableTTL = DefaultTableTTL
+	}
+	return &Service{cfg: cfg}
+}
+
+// Input is export_results' input.
+type Input struct {
+	SQL            string            `json:"sql,omitempty" jsonschema:"A SELECT to run and export (checked as execute_sql). Or jobId."`
+	Parameters     []query.Parameter `json:"parameters,omitempty" jsonschema:"As execute_sql's."`
+	DefaultDataset string            `json:"defaultDataset,omitempty"`
+	JobID          string            `json:"jobId,omitempty" jsonschema:"A finished query of yours: export its result without rerunning."`
+	Location       string            `json:"location,omitempty"`
+	Destination    string            `json:"destination,omitempty" jsonschema:"file (default) or table."`
+	Format         string            `json:"format,omitempty" jsonschema:"jsonl (default) or csv."`
+	Name           string            `json:"name,omitempty" jsonschema:"File or table name; default from the job ID."`
+	Overwrite      bool              `json:"overwrite,omitempty" jsonschema:"Replace an existing file or table."`
+}
+
+// Output is export_results' result: where the rows went and how many,
+// never the rows.
+type Output struct {
+	// URI is a file:// URI or bigquery://project/dataset/table.
+	URI         string   `json:"uri"`
+	Destination string   `json:"destination"`
+	Format      string   `json:"format,omitempty"`
+	Rows        int64    `json:"rows"`
+	Bytes       int64    `json:"bytes"`
+	Columns     []string `json:"columns"`
+	DurationMs  int64    `json:"durationMs"`
+	JobID       string   `json:"jobId"`
+	Location    string   `json:"location,omitempty"`
+	// ReadAPI says how a file's rows were read: "storage" (the Storage
+	// Read API) or "tabledata" (tabledata.list pages).
+	ReadAPI     string `json:"readApi,omitempty"`
+	BytesBilled int64  `json:"bytesBilled"`
+	// Expires is when an exported table is deleted.
+	Expires string `json:"expires,omitempty"`
+}
+
+// Destinations.
+const (
+	toFile  = "file"
+	toTable = "table"
+)
+
+// Export runs or finds the query, then writes its result to the
+// destination. Everything about the destination is checked before the
+// query runs, so a bad name costs no job.
+func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
+	start := time.Now()
+	dest := strings.ToLower(cmp.Or(strings.TrimSpace(in.Destination), toFile))
+	var target any
+	var err error
+	switch dest {
+	case toFile:
+		target, err = s.fileTarget(in)
+	case toTable:
+		target, err = s.tableTarget(in)
+	default:
+		err = bqerr.Invalid("destination must be file or table", "Leave destination out for a local file.")
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.result(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var out *Output
+	switch t := target.(type) {
+	case *fileTarget:
+		out, err = s.toFile(ctx, t, res)
+	case *tableTarget:
+		out, err = s.toTable(ctx, t, res)
+	}
+	if err != nil {
+		return nil, bqerr.From(err).WithJobID(res.JobID)
+	}
+	out.Destination, out.JobID, out.Location, out.BytesBilled = dest, res.JobID, res.Location, res.BytesBilled
+	out.DurationMs = time.Since(start).Milliseconds()
+	return out, nil
+}
+
+// result runs in.SQL or finds in.JobID's result: exactly one of them.
+func (s *Service) result(ctx context.Context, in Input) (*query.ResultTable, error) {
+	sql, job := strings.TrimSpace(in.SQL), strings.TrimSpace(in.JobID)
+	switch {
+	case sql != "" && job != "":
+		return nil, bqerr.Invalid("pass sql or jobId, not both", "jobId exports a finished query's result without running it again.")
+	case job != "":
+		return s.cfg.Queries.ResultOf(ctx, job, in.Location)
+	case sql != "":
+		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset})
+	}
+	return nil, bqerr.Invalid("sql or jobId is required", "Pass the SELECT to export in sql, or the jobId of a query you ran with execute_sql.")
+}
+
+// columns names a schema's top-level columns.
+func columns(schema bigquery.Schema) []string {
+	out := make([]string, len(schema))
+	for i, f := range schema {
+		out[i] = f.Name
+	}
+	return out
+}

@@ -1,0 +1,67 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"cloud.google.com/go/bigquery"
+	"google.golang.org/api/option"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/export"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// buildExport makes export_results' service when its toolset is listed
+// (nil otherwise: a server that does not export opens no gRPC
+// connection). Its client is a second one on the same authenticated,
+// guarded HTTP client, with the Storage Read API on where its credentials
+// can reach it over gRPC.
+func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resilience.Executor, q *query.Service, datasets *governance.Allowlist, log *slog.Logger) (*export.Service, *bigquery.Client, error) {
+	if !slices.Contains(cfg.Toolsets, ToolsetExport) {
+		return nil, nil, nil
+	}
+	client, err := bigquery.NewClient(ctx, conn.project, conn.opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the export client: %w", err)
+	}
+	client.Location = cfg.Location
+	if sopts, ok := storageOptions(cfg); ok {
+		if err := client.EnableStorageReadClient(ctx, sopts...); err != nil {
+			client.Close()
+			return nil, nil, fmt.Errorf("connecting to the BigQuery Storage Read API: %w", err)
+		}
+	} else {
+		log.Info("export_results reads results through tabledata.list: the Storage Read API is not reachable with these credentials or this endpoint")
+	}
+	svc := export.NewService(export.Config{
+		Queries: q, Reader: export.ClientReader{Client: client}, Copier: export.ClientCopier{Client: client},
+		Executor: runner, Project: cfg.Project, Dir: cfg.ExportDir, Dataset: cfg.ExportDataset, TableTTL: cfg.ExportTableTTL,
+		Datasets: datasets,
+	})
+	return svc, client, nil
+}
+
+// storageOptions are the gRPC options of the Storage Read client. It
+// authenticates on its own (gRPC does not use the HTTP client), which this
+// server can do for Application Default Credentials and a credentials file;
+// impersonation and each user's own token (oauth) read through
+// tabledata.list instead, as does an emulator without --storage-endpoint.
+func storageOptions(cfg Config) ([]option.ClientOption, bool) {
+	switch {
+	case cfg.StorageEndpoint != "":
+		return []option.ClientOption{option.WithEndpoint(cfg.StorageEndpoint), option.WithoutAuthentication(),
+			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))}, true
+	case cfg.Endpoint != "" || cfg.Auth != auth.ADC || cfg.ImpersonateServiceAccount != "":
+		return nil, false
+	case cfg.CredentialsFile != "":
+		return []option.ClientOption{option.WithCredentialsFile(cfg.CredentialsFile)}, true //nolint:staticcheck // the file the HTTP client uses too
+	}
+	return nil, true
+}
