@@ -161,7 +161,7 @@ func TestToolAnnotationsAreExact(t *testing.T) {
 		// Writes files and tables (hidden by --read-only); overwrite
 		// replaces one; each call writes again.
 		"export_results": {ToolsetExport, false, true, false, false},
-		"health":      read(alwaysOn), "usage": read(alwaysOn),
+		"health":         read(alwaysOn), "usage": read(alwaysOn),
 	}
 	for _, writes := range []bool{false, true} {
 		tools := Tools(Services{}, writes)
