@@ -196,6 +196,21 @@ func TestAppInBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("still running", func(t *testing.T) {
+		b.load(t, "execute_sql", "light")
+		var s string
+		if err := chromedp.Run(b.ctx, chromedp.Evaluate(`runStillRunning("execute_sql", {sql: "SELECT n FROM UNNEST(GENERATE_ARRAY(1, 5)) AS n"})`, &s, awaitPromise)); err != nil || s != "ok" {
+			t.Fatalf("%q %v", s, err)
+		}
+		b.waitApp(t, `document.querySelector(".banner")?.textContent.includes("still running")`)
+		before := len(h.calls("get_query_results"))
+		b.evalApp(t, `document.querySelector(".banner button").click()`, nil)
+		b.waitApp(t, `document.querySelector(".shown")?.textContent === "5 of 5 rows"`)
+		if n := len(h.calls("get_query_results")); n != before+1 {
+			t.Errorf("Check again made %d get_query_results calls, want 1", n-before)
+		}
+	})
+
 	t.Run("chart", func(t *testing.T) {
 		b.load(t, "execute_sql", "light")
 		b.run(t, "execute_sql", map[string]any{"sql": `SELECT DATE_ADD(DATE '2024-01-01', INTERVAL n DAY) AS day,

@@ -69,4 +69,16 @@ w.run = async (tool: string, args: Json) => {
   return result.isError ? `error: ${JSON.stringify(result.content)}` : "ok";
 };
 
+// runStillRunning calls the tool but hands the app its result as if the
+// call's wait had ended before the query finished (jobComplete false, no
+// rows), which the emulator never does.
+w.runStillRunning = async (tool: string, args: Json) => {
+  await bridge.sendToolInput({ arguments: args });
+  const result = await rpc("tools/call", { name: tool, arguments: args });
+  const sc = { ...result.structuredContent, jobComplete: false, state: "RUNNING", rows: [], rowCount: 0, truncated: false };
+  delete sc.nextStartIndex;
+  await bridge.sendToolResult({ ...result, structuredContent: sc, content: [{ type: "text", text: JSON.stringify(sc) }] });
+  return "ok";
+};
+
 w.setTheme = (theme: "light" | "dark") => bridge.sendHostContextChange({ theme });

@@ -74,6 +74,10 @@ function stat(label: string, value: string | Node, cls?: string): HTMLElement {
 }
 
 function resultView(res: Rows) {
+  if (res.jobComplete === false && res.jobId) {
+    runningView(res);
+    return;
+  }
   let last = res;
   const detail = h("section", { class: "detail", hidden: true, "aria-label": "Cell value" });
   const table = new ResultTable(res.schema, (title, value, col) => openDetail(detail, title, value, col));
@@ -193,6 +197,29 @@ function resultView(res: Rows) {
 function cost(billed: number): string {
   const c = (billed / 2 ** 40) * PRICE_PER_TIB;
   return c < 0.01 ? usd(c) : `≈ ${usd(c)}`;
+}
+
+// runningView stands in for a query still running when the call's wait
+// ended: Check again asks get_query_results, which waits again.
+function runningView(res: Rows) {
+  const again = h("button", { type: "button", class: "more" }, "Check again");
+  const msg = h("span", null, `The query is still running (${res.state ?? "RUNNING"}, job ${res.jobId}). `);
+  again.addEventListener("click", async () => {
+    again.disabled = true;
+    again.textContent = "Waiting…";
+    try {
+      const args: Record<string, unknown> = { jobId: res.jobId, format: "compact" };
+      if (res.location) args.location = res.location;
+      if (typeof input.maxRows === "number") args.maxRows = input.maxRows;
+      const r = await app.callServerTool({ name: "get_query_results", arguments: args });
+      show(r as Parameters<typeof show>[0]);
+    } catch (e) {
+      msg.textContent = `Checking failed: ${String(e)} `;
+      again.disabled = false;
+      again.textContent = "Check again";
+    }
+  });
+  root.replaceChildren(h("div", { class: "banner", role: "status" }, msg, again), ...(res.hint ? [h("p", { class: "muted note" }, res.hint)] : []));
 }
 
 function consoleURL(jobId: string, location?: string): string {
