@@ -95,99 +95,6 @@ func (r *reader) checkTarget() {
 	r.unplaced("the object a " + r.st.Kind + " statement acts on could not be read")
 }
 
-// knownKinds are the statement kinds the reader knows the object positions
-// of (docs/governance.md lists them).
-var knownKinds = wordLines(`SELECT
-INSERT
-UPDATE
-DELETE
-MERGE
-TRUNCATE TABLE
-CREATE TABLE
-CREATE TABLE FUNCTION
-CREATE EXTERNAL TABLE
-CREATE SNAPSHOT TABLE
-CREATE VIEW
-CREATE MATERIALIZED VIEW
-CREATE FUNCTION
-CREATE AGGREGATE FUNCTION
-CREATE PROCEDURE
-CREATE MODEL
-CREATE SCHEMA
-CREATE SEARCH INDEX
-CREATE VECTOR INDEX
-CREATE ROW ACCESS POLICY
-DROP TABLE
-DROP EXTERNAL TABLE
-DROP SNAPSHOT TABLE
-DROP VIEW
-DROP MATERIALIZED VIEW
-DROP FUNCTION
-DROP TABLE FUNCTION
-DROP PROCEDURE
-DROP MODEL
-DROP SCHEMA
-DROP SEARCH INDEX
-DROP VECTOR INDEX
-DROP ROW ACCESS POLICY
-DROP ALL ROW ACCESS POLICIES
-ALTER TABLE
-ALTER VIEW
-ALTER MATERIALIZED VIEW
-ALTER SCHEMA
-ALTER MODEL
-ALTER VECTOR INDEX
-UNDROP SCHEMA
-GRANT
-REVOKE
-CALL
-LOAD DATA
-EXPORT DATA
-EXPORT MODEL`)
-
-// maxKindWords is the most words a known kind has.
-const maxKindWords = 5
-
-// statementKind names the statement from its leading keywords: the longest
-// known kind they start with (CREATE OR REPLACE TEMP TABLE is CREATE
-// TABLE), or the first keyword alone.
-func statementKind(toks []Token) string {
-	i := leadingWord(toks)
-	if i < 0 {
-		return ""
-	}
-	first := strings.ToUpper(toks[i].Text)
-	switch first {
-	case "SELECT", "WITH", "FROM", "TABLE":
-		return "SELECT"
-	}
-	var words []string
-	for ; i < len(toks) && toks[i].Kind == Word && len(words) < maxKindWords+3; i++ {
-		w := strings.ToUpper(toks[i].Text)
-		if len(words) > 0 && words[0] == "CREATE" && (w == "OR" || w == "REPLACE" || w == "TEMP" || w == "TEMPORARY") {
-			continue
-		}
-		words = append(words, w)
-	}
-	for n := min(len(words), maxKindWords); n > 0; n-- {
-		if k := strings.Join(words[:n], " "); knownKinds[k] {
-			return k
-		}
-	}
-	if len(first) > 32 {
-		first = first[:32]
-	}
-	return first
-}
-
-func wordLines(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, l := range strings.Split(s, "\n") {
-		m[l] = true
-	}
-	return m
-}
-
 func (r *reader) unplaced(reason string) {
 	for _, u := range r.st.Unplaced {
 		if u == reason {
@@ -211,58 +118,11 @@ func (r *reader) scan() {
 	}
 	for i := 0; i < len(toks); {
 		t := toks[i]
-		f := r.top()
-		switch {
-		case t.IsPunct('('):
-			opener := ""
-			if i > 0 && toks[i-1].Kind == Word {
-				opener = strings.ToUpper(toks[i-1].Text)
-			}
-			startsItem := f.from && f.item
-			f.item = false
-			r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen})
-			r.itemParen = false
-			if startsItem && !startsQuery(toks, i+1) {
-				// A parenthesised join: its first token starts a
-				// from-item too.
-				r.top().from, r.top().item = true, true
-			}
-			i++
-			continue
-		case t.IsPunct(')'):
-			i++
-			if len(r.frames) > 1 {
-				closed := r.frames[len(r.frames)-1]
-				r.frames = r.frames[:len(r.frames)-1]
-				if closed.fromItem {
-					i = r.alias(toks, i)
-				}
-			}
-			continue
-		case t.IsPunct(','):
-			if f.from {
-				f.item = true
-			}
-			i++
-			continue
-		case t.IsPunct('@') && i+1 < len(toks) && toks[i+1].IsPunct('{'):
-			// A hint (JOIN @{join_method=HASH_JOIN} t, t @{…}): skipped
-			// whole, so a from-item after it is still expected.
-			for i < len(toks) && !toks[i].IsPunct('}') {
-				i++
-			}
-			i++
-			continue
-		case t.IsPunct('|') && i+1 < len(toks) && toks[i+1].IsPunct('>'):
-			// A pipe operator ends the FROM list it follows.
-			f.from, f.item = false, false
-			i += 2
-			continue
-		case t.Kind == Punct:
-			f.item = false
-			i++
+		if t.Kind == Punct {
+			i = r.punct(toks, i)
 			continue
 		}
+		f := r.top()
 		if t.Kind == Word && i > 0 && (toks[i-1].IsPunct('.') || toks[i-1].IsPunct('@')) {
 			// A path part or a parameter (@x, @@dataset_id), never a
 			// keyword.
@@ -298,6 +158,22 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 	if i+1 < len(toks) && toks[i+1].IsPunct('.') && !reserved[kw] {
 		return 0, false // the first part of a path (model.t)
 	}
+	if next, ok := r.clause(toks, i, kw, f); ok {
+		return next, true
+	}
+	if next, ok := r.objectKeyword(toks, i, kw); ok {
+		return next, true
+	}
+	if i+2 < len(toks) && toks[i+1].IsWord("AS") && toks[i+2].IsPunct('(') && f.opener == "" && !f.from {
+		// name AS ( … ): a CTE (WITH a AS (…), b AS (…)). It becomes a
+		// range variable only where a FROM list names it.
+		r.ctes[strings.ToLower(toks[i].Value)] = true
+	}
+	return 0, false
+}
+
+// clause handles the keywords that open, end or pause a FROM list.
+func (r *reader) clause(toks []Token, i int, kw string, f *frame) (int, bool) {
 	switch kw {
 	case "FROM":
 		prev := ""
@@ -350,6 +226,15 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 		// A clause that ends a FROM list.
 		f.from, f.item = false, false
 		return i + 1, true
+	case "RECURSIVE":
+		return i + 1, true
+	}
+	return 0, false
+}
+
+// objectKeyword handles the keywords after which GoogleSQL names an object.
+func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
+	switch kw {
 	case "TABLE":
 		if i+1 < len(toks) && toks[i+1].IsWord("FUNCTION") {
 			return r.object(toks, i+2, Routine, r.isDDL()), true
@@ -396,13 +281,6 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 	case "EXECUTE":
 		r.unplaced("EXECUTE IMMEDIATE runs SQL that cannot be read before it runs")
 		return 0, false
-	case "RECURSIVE":
-		return i + 1, true
-	}
-	if i+2 < len(toks) && toks[i+1].IsWord("AS") && toks[i+2].IsPunct('(') && f.opener == "" && !f.from {
-		// name AS ( … ): a CTE (WITH a AS (…), b AS (…)). It becomes a
-		// range variable only where a FROM list names it.
-		r.ctes[strings.ToLower(toks[i].Value)] = true
 	}
 	return 0, false
 }
@@ -533,106 +411,56 @@ var builtinNamespaces = map[string]bool{
 	"OBJ": true, "VECTOR_INDEX": true,
 }
 
-// readPath reads a dotted path at i: words (a project may be hyphenated:
-// my-project.ds.t) and backtick-quoted parts, which may hold dots
-// themselves. It returns the parts and the index after the path; no parts
-// when toks[i] does not start one.
-func readPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, true) }
-
-// readExprPath reads a path in an expression, where '-' is a minus.
-func readExprPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, false) }
-
-func readPathHyphens(toks []Token, i int, hyphens bool) ([]string, int) {
-	var parts []string
-	for i < len(toks) {
-		t := toks[i]
-		switch {
-		case t.Kind == QuotedIdent:
-			parts = append(parts, splitQuoted(t.Value, len(parts) == 0)...)
-			i++
-		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)] && !isDigit(t.Text[0])):
-			word := t.Text
-			i++
-			// Hyphenated names are written unquoted too; the tokens
-			// touch (no space) in that case.
-			for hyphens && i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
-				(toks[i+1].Kind == Word) && toks[i+1].Start == toks[i].End {
-				word += "-" + toks[i+1].Text
-				i += 2
+// punct handles the punctuation at i and returns where to go on:
+// parentheses open and close frames, a comma continues a FROM list, a hint
+// is skipped whole, a pipe operator ends the FROM list.
+func (r *reader) punct(toks []Token, i int) int {
+	t := toks[i]
+	f := r.top()
+	switch {
+	case t.IsPunct('('):
+		opener := ""
+		if i > 0 && toks[i-1].Kind == Word {
+			opener = strings.ToUpper(toks[i-1].Text)
+		}
+		startsItem := f.from && f.item
+		f.item = false
+		r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen})
+		r.itemParen = false
+		if startsItem && !startsQuery(toks, i+1) {
+			// A parenthesised join: its first token starts a
+			// from-item too.
+			r.top().from, r.top().item = true, true
+		}
+		return i + 1
+	case t.IsPunct(')'):
+		i++
+		if len(r.frames) > 1 {
+			closed := r.frames[len(r.frames)-1]
+			r.frames = r.frames[:len(r.frames)-1]
+			if closed.fromItem {
+				i = r.alias(toks, i)
 			}
-			parts = append(parts, word)
-		default:
-			return parts, i
 		}
-		if i+1 < len(toks) && toks[i].IsPunct('.') && (toks[i+1].Kind == Word || toks[i+1].Kind == QuotedIdent) {
+		return i
+	case t.IsPunct(','):
+		if f.from {
+			f.item = true
+		}
+		return i + 1
+	case t.IsPunct('@') && i+1 < len(toks) && toks[i+1].IsPunct('{'):
+		// A hint (JOIN @{join_method=HASH_JOIN} t, t @{…}): skipped
+		// whole, so a from-item after it is still expected.
+		for i < len(toks) && !toks[i].IsPunct('}') {
 			i++
-			continue
 		}
-		return parts, i
+		return i + 1
+	case t.IsPunct('|') && i+1 < len(toks) && toks[i+1].IsPunct('>'):
+		// A pipe operator ends the FROM list it follows.
+		f.from, f.item = false, false
+		return i + 2
+	default:
+		f.item = false
+		return i + 1
 	}
-	return parts, i
-}
-
-// splitQuoted splits a quoted identifier's name at its dots, as BigQuery
-// does for `project.dataset.table`. A domain-scoped project
-// (`example.com:project.dataset.table`) keeps its domain.
-func splitQuoted(v string, first bool) []string {
-	parts := strings.Split(v, ".")
-	if first && len(parts) > 1 && !strings.Contains(parts[0], ":") && strings.Contains(parts[1], ":") {
-		parts = append([]string{parts[0] + "." + parts[1]}, parts[2:]...)
-	}
-	return parts
-}
-
-func hasInformationSchema(path []string) bool {
-	for _, p := range path {
-		if strings.EqualFold(p, "INFORMATION_SCHEMA") {
-			return true
-		}
-	}
-	return false
-}
-
-// startsQuery reports whether the tokens at i begin a query (a subquery in
-// parentheses) rather than a parenthesised join.
-func startsQuery(toks []Token, i int) bool {
-	for ; i < len(toks) && toks[i].IsPunct('('); i++ {
-	}
-	return i < len(toks) && (toks[i].IsWord("SELECT") || toks[i].IsWord("WITH") || toks[i].IsWord("FROM") || toks[i].IsWord("TABLE"))
-}
-
-// leadingWord returns the index of the statement's first word after any
-// opening parentheses, or -1.
-func leadingWord(toks []Token) int {
-	for i, t := range toks {
-		if t.IsPunct('(') {
-			continue
-		}
-		if t.Kind == Word {
-			return i
-		}
-		return -1
-	}
-	return -1
-}
-
-// reserved are GoogleSQL's reserved keywords: none of them can start an
-// unquoted path.
-var reserved = wordSet(`ALL AND ANY ARRAY AS ASC ASSERT_ROWS_MODIFIED AT BETWEEN BY CASE CAST COLLATE CONTAINS
-	CREATE CROSS CUBE CURRENT DEFAULT DEFINE DESC DISTINCT ELSE END ENUM ESCAPE EXCEPT EXCLUDE EXISTS EXTRACT
-	FALSE FETCH FOLLOWING FOR FROM FULL GROUP GROUPING GROUPS HASH HAVING IF IGNORE IN INNER INTERSECT INTERVAL
-	INTO IS JOIN LATERAL LEFT LIKE LIMIT LOOKUP MERGE NATURAL NEW NO NOT NULL NULLS OF ON OR ORDER OUTER OVER
-	PARTITION PRECEDING PROTO QUALIFY RANGE RECURSIVE RESPECT RIGHT ROLLUP ROWS SELECT SET SOME STRUCT
-	TABLESAMPLE THEN TO TREAT TRUE UNBOUNDED UNION UNNEST USING WHEN WHERE WINDOW WITH WITHIN`)
-
-// notAlias are unreserved keywords that may follow a from-item and are not
-// its alias.
-var notAlias = wordSet(`PIVOT UNPIVOT MATCH_RECOGNIZE OPTIONS CLUSTER SYSTEM_TIME WHERE`)
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
 }

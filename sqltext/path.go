@@ -1,0 +1,107 @@
+package sqltext
+
+import "strings"
+
+// readPath reads a dotted path at i: words (a project may be hyphenated:
+// my-project.ds.t) and backtick-quoted parts, which may hold dots
+// themselves. It returns the parts and the index after the path; no parts
+// when toks[i] does not start one.
+func readPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, true) }
+
+// readExprPath reads a path in an expression, where '-' is a minus.
+func readExprPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, false) }
+
+func readPathHyphens(toks []Token, i int, hyphens bool) ([]string, int) {
+	var parts []string
+	for i < len(toks) {
+		t := toks[i]
+		switch {
+		case t.Kind == QuotedIdent:
+			parts = append(parts, splitQuoted(t.Value, len(parts) == 0)...)
+			i++
+		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)] && !isDigit(t.Text[0])):
+			word := t.Text
+			i++
+			// Hyphenated names are written unquoted too; the tokens
+			// touch (no space) in that case.
+			for hyphens && i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
+				(toks[i+1].Kind == Word) && toks[i+1].Start == toks[i].End {
+				word += "-" + toks[i+1].Text
+				i += 2
+			}
+			parts = append(parts, word)
+		default:
+			return parts, i
+		}
+		if i+1 < len(toks) && toks[i].IsPunct('.') && (toks[i+1].Kind == Word || toks[i+1].Kind == QuotedIdent) {
+			i++
+			continue
+		}
+		return parts, i
+	}
+	return parts, i
+}
+
+// splitQuoted splits a quoted identifier's name at its dots, as BigQuery
+// does for `project.dataset.table`. A domain-scoped project
+// (`example.com:project.dataset.table`) keeps its domain.
+func splitQuoted(v string, first bool) []string {
+	parts := strings.Split(v, ".")
+	if first && len(parts) > 1 && !strings.Contains(parts[0], ":") && strings.Contains(parts[1], ":") {
+		parts = append([]string{parts[0] + "." + parts[1]}, parts[2:]...)
+	}
+	return parts
+}
+
+func hasInformationSchema(path []string) bool {
+	for _, p := range path {
+		if strings.EqualFold(p, "INFORMATION_SCHEMA") {
+			return true
+		}
+	}
+	return false
+}
+
+// startsQuery reports whether the tokens at i begin a query (a subquery in
+// parentheses) rather than a parenthesised join.
+func startsQuery(toks []Token, i int) bool {
+	for ; i < len(toks) && toks[i].IsPunct('('); i++ {
+	}
+	return i < len(toks) && (toks[i].IsWord("SELECT") || toks[i].IsWord("WITH") || toks[i].IsWord("FROM") || toks[i].IsWord("TABLE"))
+}
+
+// leadingWord returns the index of the statement's first word after any
+// opening parentheses, or -1.
+func leadingWord(toks []Token) int {
+	for i, t := range toks {
+		if t.IsPunct('(') {
+			continue
+		}
+		if t.Kind == Word {
+			return i
+		}
+		return -1
+	}
+	return -1
+}
+
+// reserved are GoogleSQL's reserved keywords: none of them can start an
+// unquoted path.
+var reserved = wordSet(`ALL AND ANY ARRAY AS ASC ASSERT_ROWS_MODIFIED AT BETWEEN BY CASE CAST COLLATE CONTAINS
+	CREATE CROSS CUBE CURRENT DEFAULT DEFINE DESC DISTINCT ELSE END ENUM ESCAPE EXCEPT EXCLUDE EXISTS EXTRACT
+	FALSE FETCH FOLLOWING FOR FROM FULL GROUP GROUPING GROUPS HASH HAVING IF IGNORE IN INNER INTERSECT INTERVAL
+	INTO IS JOIN LATERAL LEFT LIKE LIMIT LOOKUP MERGE NATURAL NEW NO NOT NULL NULLS OF ON OR ORDER OUTER OVER
+	PARTITION PRECEDING PROTO QUALIFY RANGE RECURSIVE RESPECT RIGHT ROLLUP ROWS SELECT SET SOME STRUCT
+	TABLESAMPLE THEN TO TREAT TRUE UNBOUNDED UNION UNNEST USING WHEN WHERE WINDOW WITH WITHIN`)
+
+// notAlias are unreserved keywords that may follow a from-item and are not
+// its alias.
+var notAlias = wordSet(`PIVOT UNPIVOT MATCH_RECOGNIZE OPTIONS CLUSTER SYSTEM_TIME WHERE`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
