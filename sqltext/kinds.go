@@ -94,3 +94,18 @@ func wordLines(s string) map[string]bool {
 	}
 	return m
 }
+
+// checkTarget makes sure a statement that writes names what it writes: a
+// DDL, DCL, DML or LOAD statement in which the reader found no target is
+// one it did not understand.
+func (r *reader) checkTarget() {
+	if r.st.Kind == "SELECT" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
+		return
+	}
+	for _, o := range r.st.Objects {
+		if o.Write || r.st.Kind == "CALL" && o.Kind == Routine {
+			return
+		}
+	}
+	r.unplaced("the object a " + r.st.Kind + " statement acts on could not be read")
+}

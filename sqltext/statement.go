@@ -80,21 +80,6 @@ func readStatement(toks []Token) Statement {
 	return r.st
 }
 
-// checkTarget makes sure a statement that writes names what it writes: a
-// DDL, DCL, DML or LOAD statement in which the reader found no target is
-// one it did not understand.
-func (r *reader) checkTarget() {
-	if r.st.Kind == "SELECT" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
-		return
-	}
-	for _, o := range r.st.Objects {
-		if o.Write || r.st.Kind == "CALL" && o.Kind == Routine {
-			return
-		}
-	}
-	r.unplaced("the object a " + r.st.Kind + " statement acts on could not be read")
-}
-
 func (r *reader) unplaced(reason string) {
 	for _, u := range r.st.Unplaced {
 		if u == reason {
@@ -373,42 +358,6 @@ func (r *reader) alias(toks []Token, i int) int {
 		return j + 1
 	}
 	return i
-}
-
-// expressionPath handles a path outside any object position: a function
-// call names a routine unless it is one of BigQuery's own; any other path
-// is a column or field, except INFORMATION_SCHEMA in any position.
-func (r *reader) expressionPath(path []string, toks []Token, next int) {
-	if next < len(toks) && toks[next].IsPunct('(') {
-		r.call(path)
-		return
-	}
-	if hasInformationSchema(path) {
-		r.st.InformationSchema = append(r.st.InformationSchema, path)
-	}
-}
-
-// call records a call of path: a persistent routine when it is qualified
-// and not in one of BigQuery's function namespaces.
-func (r *reader) call(path []string) {
-	if len(path) < 2 {
-		return
-	}
-	p := path
-	if strings.EqualFold(p[0], "SAFE") {
-		p = p[1:]
-	}
-	if len(p) < 2 || builtinNamespaces[strings.ToUpper(p[0])] && len(p) == 2 {
-		return
-	}
-	r.add(Object{Kind: Routine, Path: path})
-}
-
-// builtinNamespaces are the prefixes of BigQuery's own functions
-// (NET.HOST, ML.PREDICT, KEYS.NEW_KEYSET, …); SAFE. may precede any.
-var builtinNamespaces = map[string]bool{
-	"NET": true, "ML": true, "AI": true, "KEYS": true, "AEAD": true, "HLL_COUNT": true, "KLL_QUANTILES": true,
-	"OBJ": true, "VECTOR_INDEX": true,
 }
 
 // punct handles the punctuation at i and returns where to go on:

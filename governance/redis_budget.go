@@ -1,0 +1,361 @@
+package governance
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// Limited implements State.
+func (r *Redis) Limited() bool { return r.cfg.PerSession > 0 || r.cfg.PerDay > 0 }
+
+// principalTag is the hash tag of principal's keys: a digest, so that
+// key names carry no e-mail or token, and one tag so that a step's keys
+// sit in one Redis Cluster slot.
+func principalTag(principal string) string {
+	sum := sha256.Sum256([]byte(principal))
+	return hex.EncodeToString(sum[:8])
+}
+
+// keys are one principal's budget keys for the day of now.
+type budgetKeys struct {
+	acct, holds, holdexp, day, tag string
+	dayEnd                         time.Time
+}
+
+func (r *Redis) keys(tag string) budgetKeys {
+	now := r.now().UTC()
+	base := r.cfg.Prefix + "{" + tag + "}:"
+	day := now.Format(time.DateOnly)
+	start, _ := time.Parse(time.DateOnly, day)
+	return budgetKeys{acct: base + "acct", holds: base + "holds", holdexp: base + "holdexp", day: base + "day:" + day, tag: tag,
+		dayEnd: start.Add(24*time.Hour + dayGrace)}
+}
+
+// Reservation IDs carry their principal's tag, so that any instance can
+// settle one without a lookup: "h.TAG.UUID" holds bytes in the store;
+// "u.TAG.UUID" was handed out while the store could not be asked and holds
+// nothing, but its job is still charged when settled.
+func reservationID(held bool, tag string) string {
+	kind := "h"
+	if !held {
+		kind = "u"
+	}
+	return kind + "." + tag + "." + uuid.NewString()
+}
+
+func parseReservation(id string) (held bool, tag string, ok bool) {
+	kind, rest, ok1 := strings.Cut(id, ".")
+	tag, _, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || (kind != "h" && kind != "u") || len(tag) != 16 {
+		return false, "", false
+	}
+	return kind == "h", tag, true
+}
+
+// luaPrune ends the holds of principal that lapsed, charging each its
+// estimate (its job's cost is unknown, and the estimate is the best word
+// on it, as the follower decides after 24 hours), and luaTouch renews the
+// TTLs. KEYS: acct, holds, holdexp, day. ARGV[1] now (ms), ARGV[2] the
+// day's end (ms), ARGV[3] the account TTL (ms).
+const luaCommon = `
+local acct, holds, holdexp, day = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local now, dayend, acctttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local function charge(jobs, proc, billed)
+  redis.call('HINCRBY', acct, 's_jobs', jobs)
+  redis.call('HINCRBY', acct, 's_proc', proc)
+  redis.call('HINCRBY', acct, 's_billed', billed)
+  redis.call('HINCRBY', day, 'jobs', jobs)
+  redis.call('HINCRBY', day, 'proc', proc)
+  redis.call('HINCRBY', day, 'billed', billed)
+  redis.call('PEXPIREAT', day, dayend)
+end
+local function touch()
+  redis.call('PEXPIRE', acct, acctttl)
+  redis.call('PEXPIRE', holds, acctttl)
+  redis.call('PEXPIRE', holdexp, acctttl)
+end
+local lapsed = redis.call('ZRANGEBYSCORE', holdexp, '-inf', now)
+for _, id in ipairs(lapsed) do
+  local b = tonumber(redis.call('HGET', holds, id) or '0')
+  if redis.call('HDEL', holds, id) == 1 then
+    redis.call('HINCRBY', acct, 'held', -b)
+    charge(1, b, b)
+  end
+  redis.call('ZREM', holdexp, id)
+end
+local function num(key, field) return tonumber(redis.call('HGET', key, field) or '0') end
+`
+
+// reserveScript holds bytes when they fit. ARGV[4] id, [5] bytes, [6] when
+// the hold lapses, [7] per-session limit, [8] per-day limit (0: none). A
+// retry of a reserve that already succeeded finds its hold and succeeds.
+// Returns {granted, left, held}; left is -1 without limits.
+var reserveScript = redis.NewScript(luaCommon + `
+local id, bytes, lapse = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
+local persession, perday = tonumber(ARGV[7]), tonumber(ARGV[8])
+local held = num(acct, 'held')
+local left = -1
+if persession > 0 then left = math.max(0, persession - num(acct, 's_billed') - held) end
+if perday > 0 then
+  local d = math.max(0, perday - num(day, 'billed') - held)
+  if left < 0 or d < left then left = d end
+end
+if redis.call('HEXISTS', holds, id) == 1 then return {1, left, held} end
+if left >= 0 and bytes > left then
+  touch()
+  return {0, left, held}
+end
+redis.call('HSET', holds, id, bytes)
+redis.call('ZADD', holdexp, lapse, id)
+redis.call('HINCRBY', acct, 'held', bytes)
+touch()
+return {1, left, held + bytes}
+`)
+
+// settleScript ends a reservation and charges its job. ARGV[4] id, [5]
+// jobs, [6] bytes processed, [7] billed, [8] "1" for an unheld
+// reservation, [9] the marker's TTL (ms). KEYS[5] is the marker of an
+// unheld reservation. Returns 1 when this call charged the job.
+var settleScript = redis.NewScript(luaCommon + `
+local id = ARGV[4]
+if ARGV[8] == '1' then
+  if not redis.call('SET', KEYS[5], '1', 'NX', 'PX', tonumber(ARGV[9])) then return 0 end
+else
+  local b = redis.call('HGET', holds, id)
+  if not b then return 0 end
+  redis.call('HDEL', holds, id)
+  redis.call('ZREM', holdexp, id)
+  redis.call('HINCRBY', acct, 'held', -tonumber(b))
+end
+charge(tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
+touch()
+return 1
+`)
+
+// releaseScript ends a reservation whose job never started. ARGV[4] id.
+// Returns 1 when this call released it.
+var releaseScript = redis.NewScript(luaCommon + `
+local b = redis.call('HGET', holds, ARGV[4])
+if not b then return 0 end
+redis.call('HDEL', holds, ARGV[4])
+redis.call('ZREM', holdexp, ARGV[4])
+redis.call('HINCRBY', acct, 'held', -tonumber(b))
+touch()
+return 1
+`)
+
+// readScript returns the session's and the day's jobs, processed and
+// billed, and what is held, after lapsed holds are charged.
+var readScript = redis.NewScript(luaCommon + `
+return {num(acct, 's_jobs'), num(acct, 's_proc'), num(acct, 's_billed'),
+  num(day, 'jobs'), num(day, 'proc'), num(day, 'billed'), num(acct, 'held')}
+`)
+
+func (k budgetKeys) list(extra ...string) []string {
+	return append([]string{k.acct, k.holds, k.holdexp, k.day}, extra...)
+}
+
+func (k budgetKeys) args(now time.Time, extra ...any) []any {
+	return append([]any{now.UnixMilli(), k.dayEnd.UnixMilli(), accountTTL.Milliseconds()}, extra...)
+}
+
+// step runs one store step under the retry policy and breaker, measured.
+func (r *Redis) step(ctx context.Context, name string, fn func(context.Context) error) error {
+	start := time.Now()
+	err := r.cfg.Do(ctx, func(ctx context.Context) error { return storeError(fn(ctx)) })
+	if r.cfg.Hooks.Step != nil {
+		r.cfg.Hooks.Step(ctx, name, time.Since(start), err)
+	}
+	return err
+}
+
+// storeError classifies what the client returned: any failure of the
+// store (no connection, a timeout, a full or read-only Redis during a
+// failover) is a retryable UNAVAILABLE, which the breaker counts.
+func storeError(err error) error {
+	if err == nil || errors.Is(err, redis.Nil) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if _, ok := bqerr.As(err); ok {
+		return err
+	}
+	return bqerr.New(bqerr.Unavailable, StoreName+" did not answer").WithCause(err)
+}
+
+// unavailable is what a budget step that fails closed answers: retryable,
+// naming the store, with the breaker's wait when it gave one.
+func unavailable(err error) error {
+	e := bqerr.New(bqerr.Unavailable, StoreName+" cannot be reached, so the bytes budget cannot be checked: no query runs unaccounted").
+		WithHint("The server keeps budgets and job records in Redis, shared by its instances. Try again in a few seconds; if it persists, the operators should check Redis (health reports it).").
+		WithCause(err)
+	if be, ok := bqerr.As(err); ok && be.RetryAfterSeconds != nil {
+		e = e.WithRetryAfter(*be.RetryAfterSeconds)
+	}
+	return e
+}
+
+// openFallback decides a failed budget step: fail closed with the store's
+// error, or (fail open, or nothing limited) go on uncounted.
+func (r *Redis) openFallback(ctx context.Context, name string, err error) bool {
+	if errors.Is(err, context.Canceled) || (!r.cfg.FailOpen && r.Limited()) {
+		return false
+	}
+	r.log.WarnContext(ctx, "shared state store unavailable: going on without the budget", "step", name, "error", bqerr.Redact(err.Error()))
+	if r.cfg.Hooks.FailedOpen != nil {
+		r.cfg.Hooks.FailedOpen(ctx, name)
+	}
+	return true
+}
+
+// Check implements State.
+func (r *Redis) Check(ctx context.Context, principal string, estimate int64) error {
+	if !r.Limited() {
+		return nil
+	}
+	u, err := r.read(ctx, principal)
+	if err != nil {
+		if r.openFallback(ctx, "read", err) {
+			return nil
+		}
+		return unavailable(err)
+	}
+	left := limitsLeft(r.cfg.PerSession, r.cfg.PerDay, u.Session.BytesBilled, u.Today.BytesBilled, u.Reserved)
+	if estimate <= left {
+		return nil
+	}
+	return exhausted(estimate, left, u.Reserved, r.cfg.PerSession, r.cfg.PerDay)
+}
+
+// Reserve implements State. The reservation's ID is chosen before the
+// first attempt, so a retry of an attempt whose answer was lost finds its
+// hold instead of holding twice.
+func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (string, error) {
+	tag := principalTag(principal)
+	id := reservationID(true, tag)
+	bytes = max(bytes, 0)
+	var granted, left, held int64
+	sent := false
+	err := r.step(ctx, "reserve", func(ctx context.Context) error {
+		sent = true
+		now := r.now()
+		k := r.keys(tag)
+		res, err := reserveScript.Run(ctx, r.client, k.list(), k.args(now, id, bytes, now.Add(holdTTL).UnixMilli(), r.cfg.PerSession, r.cfg.PerDay)...).Int64Slice()
+		if err != nil {
+			return err
+		}
+		if len(res) != 3 {
+			return fmt.Errorf("reserve script answered %v", res)
+		}
+		granted, left, held = res[0], res[1], res[2]
+		return nil
+	})
+	if err != nil {
+		if sent {
+			// An attempt whose answer was lost may still have held the
+			// bytes (a stalled Redis runs it when it wakes): give them
+			// back once the store answers, or they would lapse into a
+			// charge for a job that never ran.
+			r.later(ctx, "release", err, func(ctx context.Context) error { return r.release(ctx, id, tag) })
+		}
+		if r.openFallback(ctx, "reserve", err) {
+			return reservationID(false, tag), nil
+		}
+		return "", unavailable(err)
+	}
+	if granted == 0 {
+		return "", exhausted(bytes, left, held, r.cfg.PerSession, r.cfg.PerDay)
+	}
+	return id, nil
+}
+
+// Settle implements State. A settlement the store does not take is kept
+// and made again when it answers; it reports false then.
+func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, error) {
+	held, tag, ok := parseReservation(reservation)
+	if !ok {
+		return false, nil
+	}
+	settle := func(ctx context.Context) (bool, error) {
+		var done bool
+		err := r.step(ctx, "settle", func(ctx context.Context) error {
+			now := r.now()
+			k := r.keys(tag)
+			unheld := "0"
+			if !held {
+				unheld = "1"
+			}
+			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation),
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, holdTTL.Milliseconds())...).Int64()
+			done = n == 1
+			return err
+		})
+		return done, err
+	}
+	done, err := settle(ctx)
+	if err != nil {
+		r.later(ctx, "settle", err, func(ctx context.Context) error { _, err := settle(ctx); return err })
+		return false, nil
+	}
+	return done, nil
+}
+
+// Release implements State.
+func (r *Redis) Release(ctx context.Context, reservation string) error {
+	held, tag, ok := parseReservation(reservation)
+	if !ok || !held {
+		return nil
+	}
+	if err := r.release(ctx, reservation, tag); err != nil {
+		r.later(ctx, "release", err, func(ctx context.Context) error { return r.release(ctx, reservation, tag) })
+	}
+	return nil
+}
+
+func (r *Redis) release(ctx context.Context, reservation, tag string) error {
+	return r.step(ctx, "release", func(ctx context.Context) error {
+		k := r.keys(tag)
+		return releaseScript.Run(ctx, r.client, k.list(), k.args(r.now(), reservation)...).Err()
+	})
+}
+
+// read is a principal's account, lapsed holds charged.
+func (r *Redis) read(ctx context.Context, principal string) (Report, error) {
+	var rep Report
+	err := r.step(ctx, "read", func(ctx context.Context) error {
+		k := r.keys(principalTag(principal))
+		v, err := readScript.Run(ctx, r.client, k.list(), k.args(r.now())...).Int64Slice()
+		if err != nil {
+			return err
+		}
+		if len(v) != 7 {
+			return fmt.Errorf("read script answered %v", v)
+		}
+		rep = Report{Session: Usage{Jobs: v[0], BytesProcessed: v[1], BytesBilled: v[2]}, Today: Usage{Jobs: v[3], BytesProcessed: v[4], BytesBilled: v[5]}, Reserved: v[6]}
+		return nil
+	})
+	return rep, err
+}
+
+// Report implements State.
+func (r *Redis) Report(ctx context.Context, principal string) (Report, error) {
+	rep, err := r.read(ctx, principal)
+	if err != nil {
+		return Report{}, unavailable(err)
+	}
+	rep.SessionLimit, rep.DayLimit = r.cfg.PerSession, r.cfg.PerDay
+	if r.Limited() {
+		left := limitsLeft(r.cfg.PerSession, r.cfg.PerDay, rep.Session.BytesBilled, rep.Today.BytesBilled, rep.Reserved)
+		rep.Left = &left
+	}
+	return rep, nil
+}
