@@ -204,37 +204,50 @@ func DBOperationName(method, path string) string {
 		if action != "" {
 			return OtherOperation
 		}
-		parent := ""
-		if n >= 3 {
-			parent = rest[n-3]
-		}
-		switch {
-		case n == 2 && last == "serviceAccount":
-			return "projects.getServiceAccount"
-		case parent == "jobs" && (last == "cancel" || last == "delete"):
-			return "jobs." + last
-		case parent == "tables" && last == "data" && method == http.MethodGet:
-			return "tabledata.list"
-		case parent == "tables" && last == "insertAll" && method == http.MethodPost:
-			return "tabledata.insertAll"
-		case last == "queries":
-			if method == http.MethodPost {
-				return "jobs.query"
-			}
-			return OtherOperation
-		case !restCollections[last]:
-			return OtherOperation
-		}
-		switch method {
-		case http.MethodGet:
-			return last + ".list"
-		case http.MethodPost:
-			return last + ".insert"
-		}
-		return OtherOperation
+		return collectionOperation(method, rest)
 	}
 	// Ends with an ID: projects/p/jobs/j, …/tables/t, …/tables/t:getIamPolicy.
-	coll := rest[n-2]
+	return resourceOperation(method, rest[n-2], action)
+}
+
+// collectionOperation names a request whose path ends with a collection or
+// a verb (rest is the path after "projects").
+func collectionOperation(method string, rest []string) string {
+	n := len(rest)
+	last := rest[n-1]
+	parent := ""
+	if n >= 3 {
+		parent = rest[n-3]
+	}
+	switch {
+	case n == 2 && last == "serviceAccount":
+		return "projects.getServiceAccount"
+	case parent == "jobs" && (last == "cancel" || last == "delete"):
+		return "jobs." + last
+	case parent == "tables" && last == "data" && method == http.MethodGet:
+		return "tabledata.list"
+	case parent == "tables" && last == "insertAll" && method == http.MethodPost:
+		return "tabledata.insertAll"
+	case last == "queries":
+		if method == http.MethodPost {
+			return "jobs.query"
+		}
+		return OtherOperation
+	case !restCollections[last]:
+		return OtherOperation
+	}
+	switch method {
+	case http.MethodGet:
+		return last + ".list"
+	case http.MethodPost:
+		return last + ".insert"
+	}
+	return OtherOperation
+}
+
+// resourceOperation names a request whose path ends with a resource ID in
+// collection coll, with an optional ":action".
+func resourceOperation(method, coll, action string) string {
 	if !restCollections[coll] {
 		return OtherOperation
 	}
