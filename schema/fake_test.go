@@ -43,13 +43,15 @@ type fakeBigQuery struct {
 	tableGets   atomic.Int32 // tables.get requests
 	hungStarted atomic.Int32 // requests held by hang
 	hungEnded   atomic.Int32 // held requests whose context ended
+	// hungEnd has a value after a held request ends (one for any number).
+	hungEnd chan struct{}
 
 	mu  sync.Mutex
 	log []string // "GET path?pageToken=…&maxResults=…"
 }
 
 func newFake() *fakeBigQuery {
-	return &fakeBigQuery{project: "p", tables: map[string][]*bq.Table{}, rows: map[string][]*bq.TableRow{}}
+	return &fakeBigQuery{project: "p", tables: map[string][]*bq.Table{}, rows: map[string][]*bq.TableRow{}, hungEnd: make(chan struct{}, 1)}
 }
 
 func (f *fakeBigQuery) addDataset(id, location string) {
@@ -87,6 +89,10 @@ func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.hungStarted.Add(1)
 		<-r.Context().Done()
 		f.hungEnded.Add(1)
+		select {
+		case f.hungEnd <- struct{}{}:
+		default:
+		}
 		return
 	}
 	if f.fail != nil {

@@ -292,8 +292,14 @@ func TestListTablesDetailsStopsAtFirstError(t *testing.T) {
 		t.Errorf("%d size reads started, want at most %d (none after the failure)", n, sizeReaders)
 	}
 	// Every hung request ends: the reads were cancelled, not abandoned.
-	for wait := time.Now().Add(5 * time.Second); fake.hungEnded.Load() < fake.hungStarted.Load() && time.Now().Before(wait); {
-		time.Sleep(10 * time.Millisecond)
+	timeout := time.After(5 * time.Second)
+wait:
+	for fake.hungEnded.Load() < fake.hungStarted.Load() {
+		select {
+		case <-fake.hungEnd:
+		case <-timeout:
+			break wait
+		}
 	}
 	if started, ended := fake.hungStarted.Load(), fake.hungEnded.Load(); ended != started {
 		t.Errorf("%d of %d hung reads ended", ended, started)
