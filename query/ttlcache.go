@@ -12,6 +12,7 @@ import (
 type ttlCache[K comparable, V any] struct {
 	cache *lru.Cache[K, ttlEntry[V]]
 	ttl   time.Duration
+	now   func() time.Time // the clock; tests replace it
 }
 
 type ttlEntry[V any] struct {
@@ -24,13 +25,13 @@ func newTTLCache[K comparable, V any](size int, ttl time.Duration) *ttlCache[K, 
 	if err != nil {
 		panic(err) // only for a non-positive size
 	}
-	return &ttlCache[K, V]{cache: c, ttl: ttl}
+	return &ttlCache[K, V]{cache: c, ttl: ttl, now: time.Now}
 }
 
 // Get returns the value stored under k, unless it expired.
 func (c *ttlCache[K, V]) Get(k K) (V, bool) {
 	e, ok := c.cache.Get(k)
-	if !ok || time.Now().After(e.expires) {
+	if !ok || c.now().After(e.expires) {
 		if ok {
 			c.cache.Remove(k)
 		}
@@ -42,5 +43,5 @@ func (c *ttlCache[K, V]) Get(k K) (V, bool) {
 
 // Add stores v under k for the cache's TTL.
 func (c *ttlCache[K, V]) Add(k K, v V) {
-	c.cache.Add(k, ttlEntry[V]{value: v, expires: time.Now().Add(c.ttl)})
+	c.cache.Add(k, ttlEntry[V]{value: v, expires: c.now().Add(c.ttl)})
 }
