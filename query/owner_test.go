@@ -58,12 +58,12 @@ func TestJobsBelongToTheirCaller(t *testing.T) {
 		t.Fatalf("Execute = %+v, %v; want a running job", out, err)
 	}
 	jobs["running"] = out.JobID
-	fake.runFor = 1100 * time.Millisecond
-	if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1}); err != nil {
-		t.Fatal(err)
+	fake.runFor = untilFinished
+	if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1}); err != nil || out.JobComplete {
+		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
 	}
 	jobs["failed"] = out.JobID
-	time.Sleep(1200 * time.Millisecond)
+	fake.finish(out.JobID) // it fails after its call returned
 
 	missing := jobTools(s, bob, "job_404")
 	for tool, err := range missing {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +22,8 @@ const mib = 1 << 20
 
 // ledgerBigQuery is a fake BigQuery REST API for budgets: every dry run
 // estimates estimate bytes; every query job bills billed bytes and runs
-// for runFor. jobs.query waits for its job up to its timeoutMs, as
+// for runFor, or, when runFor is untilFinished, until the test calls
+// finish. jobs.query waits for its job up to its timeoutMs, as
 // BigQuery does, so a job that runs longer is handed back with
 // jobComplete false; getQueryResults carries no bytes billed, jobs.get
 // does (statistics.query.totalBytesBilled). It sums what its jobs billed,
@@ -38,8 +40,14 @@ type ledgerBigQuery struct {
 	requests map[string]int // by job ID, of requests naming it
 }
 
+// untilFinished, as a ledgerBigQuery's runFor, starts jobs that run until
+// the test ends them with finish.
+const untilFinished time.Duration = -1
+
 type ledgerJob struct {
 	ends      time.Time
+	held      bool          // runs until ended is closed, whatever ends says
+	ended     chan struct{} // closed by finish
 	billed    int64
 	failed    bool
 	cancelled bool
@@ -54,11 +62,23 @@ func (f *ledgerBigQuery) invoice() (billed int64, jobs int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, j := range f.jobs {
-		if !time.Now().Before(j.ends) {
+		if j.done() {
 			billed += j.billed
 		}
 	}
 	return billed, len(f.jobs)
+}
+
+// finish ends the held jobs named by ids, or every held job when none is
+// named.
+func (f *ledgerBigQuery) finish(ids ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, j := range f.jobs {
+		if j.held && !j.done() && (len(ids) == 0 || slices.Contains(ids, id)) {
+			close(j.ended)
+		}
+	}
 }
 
 func (f *ledgerBigQuery) requestsFor(id string) int {
@@ -75,16 +95,27 @@ func (f *ledgerBigQuery) job(id string) (*ledgerJob, bool) {
 	return j, ok
 }
 
-func (j *ledgerJob) done() bool { return !time.Now().Before(j.ends) }
+func (j *ledgerJob) done() bool {
+	select {
+	case <-j.ended:
+		return true
+	default:
+		return !j.held && !time.Now().Before(j.ends)
+	}
+}
 
-// waitFor sleeps until the job ends or timeoutMs passes.
+// waitFor waits until the job ends or timeoutMs passes.
 func (j *ledgerJob) waitFor(r *http.Request, timeoutMs int64) {
-	d := min(time.Until(j.ends), time.Duration(timeoutMs)*time.Millisecond)
-	if d <= 0 {
+	d := time.Duration(timeoutMs) * time.Millisecond
+	if !j.held {
+		d = min(time.Until(j.ends), d)
+	}
+	if d <= 0 || j.done() {
 		return
 	}
 	select {
 	case <-time.After(d):
+	case <-j.ended:
 	case <-r.Context().Done():
 	}
 }
@@ -112,7 +143,7 @@ func (f *ledgerBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.n++
 		id := fmt.Sprintf("job_%d", f.n)
-		j := &ledgerJob{ends: time.Now().Add(f.runFor), billed: f.billed, failed: strings.Contains(req.Query, "fail")}
+		j := &ledgerJob{ends: time.Now().Add(f.runFor), held: f.runFor == untilFinished, ended: make(chan struct{}), billed: f.billed, failed: strings.Contains(req.Query, "fail")}
 		f.jobs[id] = j
 		f.mu.Unlock()
 		j.waitFor(r, req.TimeoutMs)
@@ -196,25 +227,42 @@ func newLedgerService(t *testing.T, fake *ledgerBigQuery, perSession, perDay int
 	return s
 }
 
-// speedUp makes the follower look at unfinished jobs within tens of
-// milliseconds, not seconds.
-func speedUp(s *Service) {
-	s.follower.every, s.follower.first = 20*time.Millisecond, 20*time.Millisecond
+// speedUp makes the follower look at unfinished jobs every 20 ms, not
+// every few seconds, and returns a channel that has a value after the
+// follower settles a job (one value for any number of jobs).
+func speedUp(s *Service) <-chan struct{} {
+	s.follower.every, s.follower.first, s.follower.longest = 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
+	settledOne := make(chan struct{}, 1)
+	settle := s.follower.settle
+	s.follower.settle = func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
+		settle(ctx, f, bytesProcessed, bytesBilled)
+		select {
+		case settledOne <- struct{}{}:
+		default:
+		}
+	}
+	return settledOne
 }
 
-// settled waits until the caller holds nothing: every job was settled.
-func settled(t *testing.T, s *Service, ctx context.Context) *UsageOutput {
+// settled waits until the caller holds nothing: every job was settled. It
+// looks again each time the follower settles one (followerSettled, from
+// speedUp), for up to 10 s.
+func settled(t *testing.T, s *Service, ctx context.Context, followerSettled <-chan struct{}) *UsageOutput {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	timeout := time.After(10 * time.Second)
 	for {
 		u, err := s.Usage(ctx, UsageInput{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Reserved == 0 || time.Now().After(deadline) {
+		if u.Reserved == 0 {
 			return u
 		}
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-followerSettled:
+		case <-timeout:
+			return u
+		}
 	}
 }
 
@@ -224,8 +272,9 @@ func settled(t *testing.T, s *Service, ctx context.Context) *UsageOutput {
 // whose estimates together fit the budget, so with each job billing 10%
 // over its estimate, at most 110% of the budget. It holds for jobs that
 // finish within the call and for jobs handed back unfinished (waitSeconds
-// 1, each running 1.5 s), which stay held until the follower settles them;
-// and the ledger ends equal to what BigQuery billed.
+// 1, each running until every call has returned), which stay held until
+// the follower settles them; and the ledger ends equal to what BigQuery
+// billed.
 func TestParallelQueriesNeverOverspend(t *testing.T) {
 	const budget = 150 * mib
 	for _, c := range []struct {
@@ -242,12 +291,12 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 		{"10 of 100 MiB", 10, 100 * mib, 100 * mib, 50 * time.Millisecond, 0, budget, 1, false},
 		{"70 of 40 MiB", 70, 40 * mib, 40 * mib, 50 * time.Millisecond, 0, budget, 3, false},
 		{"70 of 40 MiB billed 10% over", 70, 40 * mib, 44 * mib, 50 * time.Millisecond, 0, budget * 11 / 10, 3, false},
-		{"70 of 40 MiB outliving their call", 70, 40 * mib, 40 * mib, 1500 * time.Millisecond, 1, budget, 3, true},
+		{"70 of 40 MiB outliving their call", 70, 40 * mib, 40 * mib, untilFinished, 1, budget, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fake := newLedgerBigQuery(t, c.estimate, c.billed, c.runFor)
 			s := newLedgerService(t, fake, 0, budget)
-			speedUp(s)
+			followerSettled := speedUp(s)
 			ctx := context.Background()
 			var wg sync.WaitGroup
 			var mu sync.Mutex
@@ -266,8 +315,10 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 			if c.wantHandedBack && handedBack == 0 {
 				t.Fatal("no job was handed back unfinished")
 			}
-			u := settled(t, s, ctx)
-			time.Sleep(c.runFor) // let every job BigQuery started end
+			// Every call has returned: a job that finished within its call
+			// has ended, and the ones handed back end now.
+			fake.finish()
+			u := settled(t, s, ctx, followerSettled)
 			billed, jobs := fake.invoice()
 			t.Logf("%d parallel calls: %d jobs billed %d MiB under a %d MiB budget (%.2fx); ledger %d MiB",
 				c.callers, jobs, billed/mib, budget/mib, float64(billed)/budget, u.Today.BytesBilled/mib)
@@ -289,9 +340,9 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 // would pass it.
 func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 	// Estimated 100 MiB, billed 80 MiB, under a 250 MiB day budget.
-	fake := newLedgerBigQuery(t, 100*mib, 80*mib, 1200*time.Millisecond)
+	fake := newLedgerBigQuery(t, 100*mib, 80*mib, untilFinished)
 	s := newLedgerService(t, fake, 0, 250*mib)
-	speedUp(s)
+	followerSettled := speedUp(s)
 	ctx := context.Background()
 
 	var ids []string
@@ -311,7 +362,8 @@ func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 		t.Fatalf("third query while two run = %v, want RESOURCE_EXHAUSTED", err)
 	}
 
-	u = settled(t, s, ctx)
+	fake.finish(ids...)
+	u = settled(t, s, ctx, followerSettled)
 	if u.Today.BytesBilled != 160*mib || u.Today.Jobs != 2 || *u.Left != 90*mib {
 		t.Errorf("usage after the jobs ended = %+v, want 2 jobs, 160 MiB billed, 90 MiB left", u.Report)
 	}
@@ -346,16 +398,15 @@ func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 	for _, tool := range []string{"get_query_results", "get_job", "cancel_job"} {
 		t.Run(tool, func(t *testing.T) {
-			fake := newLedgerBigQuery(t, 100*mib, 70*mib, 1200*time.Millisecond)
+			fake := newLedgerBigQuery(t, 100*mib, 70*mib, untilFinished)
 			s := newLedgerService(t, fake, 0, 1000*mib)
 			s.follower.first = time.Hour // only the tool may settle
 			ctx := context.Background()
-			start := time.Now()
 			out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
 			if err != nil || out.JobComplete {
 				t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
 			}
-			time.Sleep(time.Until(start.Add(1300 * time.Millisecond))) // the job has ended
+			fake.finish(out.JobID)
 			for range 2 {
 				switch tool {
 				case "get_query_results":
@@ -381,15 +432,16 @@ func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 // back is settled to what jobs.get says it billed (nothing), and a query
 // BigQuery refuses outright gives its hold back.
 func TestFailedJobChargesWhatItBilled(t *testing.T) {
-	fake := newLedgerBigQuery(t, 100*mib, 100*mib, 1200*time.Millisecond)
+	fake := newLedgerBigQuery(t, 100*mib, 100*mib, untilFinished)
 	s := newLedgerService(t, fake, 0, 150*mib)
-	speedUp(s)
+	followerSettled := speedUp(s)
 	ctx := context.Background()
 	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1})
 	if err != nil || out.JobComplete {
 		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
 	}
-	u := settled(t, s, ctx)
+	fake.finish(out.JobID)
+	u := settled(t, s, ctx, followerSettled)
 	if u.Today.BytesBilled != 0 || u.Today.Jobs != 1 || *u.Left != 150*mib {
 		t.Errorf("usage after a failed job = %+v, want 1 job, nothing billed", u.Report)
 	}
@@ -401,7 +453,7 @@ func TestFailedJobChargesWhatItBilled(t *testing.T) {
 func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
 	fake := newLedgerBigQuery(t, 100*mib, 30*mib, time.Minute)
 	s := newLedgerService(t, fake, 0, 150*mib)
-	speedUp(s)
+	followerSettled := speedUp(s)
 	ctx := context.Background()
 	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
 	if err != nil || out.JobComplete {
@@ -410,7 +462,7 @@ func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
 	fake.mu.Lock()
 	delete(fake.jobs, out.JobID)
 	fake.mu.Unlock()
-	u := settled(t, s, ctx)
+	u := settled(t, s, ctx, followerSettled)
 	if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
 		t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
 	}
@@ -430,12 +482,17 @@ func isExhausted(err error) bool {
 func TestFollowerStopsWhenIdleAndOnClose(t *testing.T) {
 	var mu sync.Mutex
 	done, settledJobs := false, 0
+	hanging := make(chan struct{}, 1)
 	w := newFollower(func(ctx context.Context, _ jobHandle) (*jobStatus, error) {
 		mu.Lock()
 		d := done
 		mu.Unlock()
 		if d {
 			return &jobStatus{state: "DONE"}, nil
+		}
+		select {
+		case hanging <- struct{}{}:
+		default:
 		}
 		<-ctx.Done() // a jobs.get that hangs until its deadline or Close
 		return nil, ctx.Err()
@@ -457,18 +514,29 @@ func TestFollowerStopsWhenIdleAndOnClose(t *testing.T) {
 	if !w.add(followed{job: jobHandle{id: "a"}, reservation: "r"}) {
 		t.Fatal("add refused a job")
 	}
-	for deadline := time.Now().Add(5 * time.Second); running() && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
+	exited := make(chan struct{})
+	go func() { w.wg.Wait(); close(exited) }() // the goroutine has returned
+	select {
+	case <-exited:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the follower did not stop once its only job was settled")
 	}
-	if running() || settledJobs != 1 || w.has("a") {
-		t.Fatalf("after its only job was settled: running %v, %d settled", running(), settledJobs)
+	mu.Lock()
+	n := settledJobs
+	mu.Unlock()
+	if running() || n != 1 || w.has("a") {
+		t.Fatalf("after its only job was settled: running %v, %d settled", running(), n)
 	}
 
 	mu.Lock()
 	done = false
 	mu.Unlock()
 	w.add(followed{job: jobHandle{id: "b"}, reservation: "r"})
-	time.Sleep(50 * time.Millisecond) // the goroutine is inside the hanging jobs.get
+	select {
+	case <-hanging: // the goroutine is inside the hanging jobs.get
+	case <-time.After(5 * time.Second):
+		t.Fatal("the follower never looked at its job")
+	}
 	closed := make(chan struct{})
 	go func() { w.close(); close(closed) }()
 	select {

@@ -129,11 +129,14 @@ type followed struct {
 // when none is left (the next unfinished job starts it again); Close stops
 // it and waits for it.
 type follower struct {
-	// look reads a job's state; every is how often the goroutine wakes.
+	// look reads a job's state; every is how often the goroutine wakes;
+	// a job is first looked at after first, then less often each time, up
+	// to longest between looks.
 	look    func(ctx context.Context, job jobHandle) (*jobStatus, error)
 	settle  func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64)
 	every   time.Duration
 	first   time.Duration
+	longest time.Duration
 	maxJobs int
 
 	mu      sync.Mutex
@@ -147,7 +150,7 @@ type follower struct {
 
 func newFollower(look func(context.Context, jobHandle) (*jobStatus, error), settle func(context.Context, followed, int64, int64)) *follower {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &follower{look: look, settle: settle, every: time.Second, first: followFirst, maxJobs: maxFollowed, jobs: map[string]followed{}, ctx: ctx, cancel: cancel}
+	return &follower{look: look, settle: settle, every: time.Second, first: followFirst, longest: followMax, maxJobs: maxFollowed, jobs: map[string]followed{}, ctx: ctx, cancel: cancel}
 }
 
 // add follows f's job; false when the follower is full or closed.
@@ -259,7 +262,7 @@ func (w *follower) check(f followed) {
 	default:
 		w.mu.Lock()
 		if g, ok := w.jobs[f.job.id]; ok {
-			g.wait = min(2*g.wait, followMax)
+			g.wait = min(2*g.wait, w.longest)
 			g.next = time.Now().Add(g.wait)
 			w.jobs[f.job.id] = g
 		}
