@@ -25,8 +25,15 @@ func TestStatelessHTTPDeliversProgressUnderBothProtocols(t *testing.T) {
 	})
 	for _, protocol := range []string{"2025-06-18", ""} {
 		var got atomic.Int32
+		heard := make(chan struct{}, 1) // a value after a notification arrives
 		client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
-			ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { got.Add(1) },
+			ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+				got.Add(1)
+				select {
+				case heard <- struct{}{}:
+				default:
+				}
+			},
 		})
 		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + s.addr + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: protocol})
 		if err != nil {
@@ -39,8 +46,14 @@ func TestStatelessHTTPDeliversProgressUnderBothProtocols(t *testing.T) {
 			t.Fatalf("protocol %q: %v %+v", protocol, err, res)
 		}
 		// The client may handle notifications after the result returns.
-		for deadline := time.Now().Add(2 * time.Second); got.Load() < 3 && time.Now().Before(deadline); {
-			time.Sleep(10 * time.Millisecond)
+		timeout := time.After(2 * time.Second)
+	wait:
+		for got.Load() < 3 {
+			select {
+			case <-heard:
+			case <-timeout:
+				break wait
+			}
 		}
 		if got.Load() != 3 {
 			t.Errorf("protocol %q: %d progress notifications reached the client, want 3", protocol, got.Load())
