@@ -104,11 +104,9 @@ func openBreaker(t *testing.T, e *Executor, scope string) {
 }
 
 // waitOpenDuration waits until an open breaker lets a probe through. The
-// breaker reads failsafe-go's clock, which a caller cannot replace, so the
-// tests that wait run in a synctest bubble, where this sleep passes on the
-// bubble's fake clock at once. TestBreakerChangedHookMayReadStates alone
-// waits on the real clock: in a bubble a deadlock on a mutex would stop its
-// fake clock, and its timeout would never fire.
+// breaker reads failsafe-go's clock, which a caller cannot replace, so
+// every test that waits runs in a synctest bubble, where this sleep passes
+// on the bubble's fake clock at once: call it only inside one.
 func waitOpenDuration() { time.Sleep(testOpen) }
 
 // ---- configuration ----
@@ -662,27 +660,34 @@ func testHooksGetTheirArguments(t *testing.T) {
 }
 
 // A hook may read the breaker states (a health gauge does exactly that)
-// without deadlocking the executor.
+// without deadlocking the executor. The calls run in a synctest bubble,
+// so the open duration passes at once; the watchdog runs outside it, on
+// the real clock, because a goroutine blocked on a mutex does not count as
+// durably blocked and would stop the bubble's clock.
 func TestBreakerChangedHookMayReadStates(t *testing.T) {
-	var e *Executor
-	var seen []map[string]BreakerState
-	e = newTestExecutor(t, testConfig(1), Hooks{
-		BreakerChanged: func(string, BreakerState, BreakerState) { seen = append(seen, e.BreakerStates()) },
-	})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for range 3 {
-			_ = e.Do(context.Background(), Query, "p", func(context.Context) error { return apiErr(503, "") })
-		}
-		waitOpenDuration()
-		_ = e.Do(context.Background(), Query, "p", func(context.Context) error { return nil })
+		synctest.Test(t, testBreakerChangedHookMayReadStates)
 	}()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("Do deadlocked when a BreakerChanged hook called BreakerStates")
 	}
+}
+
+func testBreakerChangedHookMayReadStates(t *testing.T) {
+	var e *Executor
+	var seen []map[string]BreakerState
+	e = newTestExecutor(t, testConfig(1), Hooks{
+		BreakerChanged: func(string, BreakerState, BreakerState) { seen = append(seen, e.BreakerStates()) },
+	})
+	for range 3 {
+		_ = e.Do(context.Background(), Query, "p", func(context.Context) error { return apiErr(503, "") })
+	}
+	waitOpenDuration()
+	_ = e.Do(context.Background(), Query, "p", func(context.Context) error { return nil })
 	want := []map[string]BreakerState{{"p": Open}, {"p": HalfOpen}}
 	if !reflect.DeepEqual(seen, want) {
 		t.Errorf("states seen from the hook = %v, want %v", seen, want)
