@@ -7,6 +7,8 @@ import (
 
 	"cloud.google.com/go/bigquery"
 	"google.golang.org/api/iterator"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // TableReader reads a table whole.
@@ -52,7 +54,7 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 	rows := func(yield func([]bigquery.Value, error) bool) {
 		for {
 			var row []bigquery.Value
-			err := it.Next(&row)
+			err := next(it, &row)
 			if errors.Is(err, iterator.Done) {
 				return
 			}
@@ -62,4 +64,17 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 		}
 	}
 	return NewRowStream(func() bigquery.Schema { return it.Schema }, api, rows), nil
+}
+
+// next is it.Next, with a panic of the client library made an error: its
+// Storage Read iterator (v1.85.0) indexes an empty slice when a record
+// batch decodes to no rows, and one bad batch must fail this export, not
+// the server.
+func next(it *bigquery.RowIterator, row *[]bigquery.Value) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = bqerr.Newf(bqerr.Internal, "reading the result failed: %v", p).WithRetryable(false)
+		}
+	}()
+	return it.Next(row)
 }

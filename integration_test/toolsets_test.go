@@ -83,7 +83,7 @@ func TestBinaryListsTheChosenToolsets(t *testing.T) {
 		{[]string{"--toolsets", "query"}, sortedNames(queryTools, always)},
 		{[]string{"--read-only"}, sortedNames(schemaTools, queryTools, []string{"get_job"}, always)},
 		{[]string{"--toolsets", "all", "--read-only"}, sortedNames(schemaTools, queryTools, []string{"get_job"}, always)},
-		{[]string{"--toolsets", "all", "--allow-writes"}, sortedNames(schemaTools, queryTools, []string{"cancel_job", "get_job", "insert_rows"}, always)},
+		{[]string{"--toolsets", "all", "--allow-writes"}, sortedNames(schemaTools, queryTools, []string{"cancel_job", "get_job", "insert_rows", "export_results"}, always)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			cs := connectStdio(t, "2025-06-18", c.args...)
@@ -125,7 +125,7 @@ func TestBinaryRefusesContradictoryToolsets(t *testing.T) {
 	}{
 		{[]string{"--read-only", "--allow-writes"}, "read-only and allow-writes contradict"},
 		{[]string{"--toolsets", "write"}, "needs allow-writes"},
-		{[]string{"--toolsets", "schema,admin"}, "valid: schema, query, jobs, write, or all"},
+		{[]string{"--toolsets", "schema,admin"}, "valid: schema, query, jobs, write, export, or all"},
 	} {
 		cmd := exec.Command(serverBin, append([]string{"stdio", "--endpoint", emu.URL, "--project", emulator.Project}, c.args...)...)
 		out, err := cmd.CombinedOutput()

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"cloud.google.com/go/bigquery"
 	"github.com/goccy/bigquery-emulator/server"
@@ -32,6 +33,11 @@ type Emulator struct {
 	front *httptest.Server
 	jobs  *jobStore
 	dir   string
+
+	storageOnce sync.Once
+	storageAddr string
+	storage     func()
+	storageErr  error
 }
 
 // ViewQuery is the SQL of the sample view shop.customer_revenue.
@@ -89,8 +95,22 @@ func (e *Emulator) createView(ctx context.Context) error {
 
 // Close stops the emulator and removes its files.
 func (e *Emulator) Close() {
+	if e.storage != nil {
+		e.storage()
+	}
 	e.front.Close()
 	e.test.Close()
 	e.srv.Close()
 	os.RemoveAll(e.dir)
+}
+
+// StorageAddr starts, once, a plaintext gRPC endpoint for the Storage
+// Read API on a TCP port (pass it as --storage-endpoint) and returns its
+// host:port. It is storageFront (storage.go) in front of the test server's
+// in-memory gRPC listener.
+func (e *Emulator) StorageAddr() (string, error) {
+	e.storageOnce.Do(func() {
+		e.storageAddr, e.storage, e.storageErr = serveStorage(e.test)
+	})
+	return e.storageAddr, e.storageErr
 }

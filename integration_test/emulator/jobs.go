@@ -36,6 +36,8 @@ type jobStore struct {
 	byRequest map[string][]byte
 	// Executions counts the jobs.query requests that ran a statement.
 	executions int
+	// anonymousOnce creates anonymousDataset (nameDestination).
+	anonymousOnce sync.Once
 }
 
 type storedJob struct {
@@ -51,6 +53,7 @@ var (
 	queriesPath = regexp.MustCompile(`^/projects/([^/]+)/queries$`)
 	resultsPath = regexp.MustCompile(`^/projects/([^/]+)/queries/([^/]+)$`)
 	jobGetPath  = regexp.MustCompile(`^/projects/([^/]+)/jobs/([^/]+)(/cancel)?$`)
+	jobsPath    = regexp.MustCompile(`^/projects/([^/]+)/jobs$`)
 )
 
 func newJobStore(backend string) (*jobStore, error) {
@@ -61,12 +64,52 @@ func newJobStore(backend string) (*jobStore, error) {
 	return &jobStore{backend: httputil.NewSingleHostReverseProxy(u), jobs: map[string]*storedJob{}, byRequest: map[string][]byte{}}, nil
 }
 
+// anonymousDataset holds the result tables of query jobs that name no
+// destination, as BigQuery's hidden anonymous datasets do (a leading
+// underscore hides a dataset from datasets.list).
+const anonymousDataset = "_anonymous"
+
+// nameDestination gives a query job sent to jobs.insert without a
+// destination table one in anonymousDataset. v0.6.6 would write its rows
+// into a table named after the job in a dataset of the same name, which
+// its own tabledata.list and Storage Read API then cannot find, and which
+// jobs.get does not name; BigQuery always names a query's destination, and
+// export_results reads it.
+func (s *jobStore) nameDestination(r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	var job bq.Job
+	if json.Unmarshal(body, &job) != nil || job.Configuration == nil || job.Configuration.Query == nil ||
+		job.Configuration.DryRun || job.Configuration.Query.DestinationTable != nil || job.JobReference == nil || job.JobReference.JobId == "" {
+		return
+	}
+	project := jobsPath.FindStringSubmatch(r.URL.Path)[1]
+	s.anonymousOnce.Do(func() {
+		ds, _ := json.Marshal(&bq.Dataset{DatasetReference: &bq.DatasetReference{ProjectId: project, DatasetId: anonymousDataset}})
+		req := httptest.NewRequest(http.MethodPost, "/projects/"+project+"/datasets", bytes.NewReader(ds))
+		req.Header.Set("Content-Type", "application/json")
+		s.backend.ServeHTTP(httptest.NewRecorder(), req)
+	})
+	job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: project, DatasetId: anonymousDataset, TableId: "anon_" + job.JobReference.JobId}
+	if b, err := json.Marshal(&job); err == nil {
+		body = b
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+}
+
 func (s *jobStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && queriesPath.MatchString(path):
 		s.query(w, r)
 		return
+	case r.Method == http.MethodPost && jobsPath.MatchString(path):
+		s.nameDestination(r)
 	case r.Method == http.MethodGet && resultsPath.MatchString(path):
 		if job := s.job(resultsPath.FindStringSubmatch(path)[2]); job != nil {
 			s.results(w, r, resultsPath.FindStringSubmatch(path)[2], job)
