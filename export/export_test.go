@@ -364,3 +364,7 @@ func TestTableExport(t *testing.T) {
 		t.Errorf("copy = %+v → %+v, spec %+v", cp.src, cp.dst, cp.spec)
 	}
 }
+
+func contextWithLabels(ctx context.Context) context.Context {
+	return governance.WithJobLabels(ctx, map[string]string{"mcp_tool": "export_results"})
+}
