@@ -37,6 +37,11 @@ const DefaultDir = "bigquery-exports"
 // forgotten exports do not pile up storage costs.
 const DefaultTableTTL = 7 * 24 * time.Hour
 
+// DefaultMaxBytes bounds one exported file when Config.MaxBytes is zero:
+// large enough for the results people hand over as files, small enough
+// that a mistaken export does not fill a laptop's disk.
+const DefaultMaxBytes = 10 << 30
+
 // Queries is what export needs of package query: a query run to its result
 // table under every check, or the result of a finished job the caller
 // owns.
@@ -64,6 +69,9 @@ type Config struct {
 	Dataset string
 	// TableTTL (--export-table-ttl) is each exported table's expiration.
 	TableTTL time.Duration
+	// MaxBytes (--max-export-bytes) bounds one file; an export that would
+	// pass it fails and leaves nothing. Zero: DefaultMaxBytes.
+	MaxBytes int64
 	// Datasets is the allowlist: Dataset must be in it.
 	Datasets *governance.Allowlist
 }
@@ -78,6 +86,9 @@ func NewService(cfg Config) *Service {
 	cfg.Dir = cmp.Or(cfg.Dir, DefaultDir)
 	if cfg.TableTTL <= 0 {
 		cfg.TableTTL = DefaultTableTTL
+	}
+	if cfg.MaxBytes <= 0 {
+		cfg.MaxBytes = DefaultMaxBytes
 	}
 	return &Service{cfg: cfg}
 }

@@ -368,3 +368,85 @@ func TestTableExport(t *testing.T) {
 func contextWithLabels(ctx context.Context) context.Context {
 	return governance.WithJobLabels(ctx, map[string]string{"mcp_tool": "export_results"})
 }
+
+// TestExportReportsProgressAndStopsAtItsLimit: a caller that asked for
+// progress hears rows written, growing, of the total; an export that
+// passes --max-export-bytes fails with RESOURCE_EXHAUSTED and leaves no
+// file; a cancelled export leaves none either.
+func TestExportReportsProgressAndStopsAtItsLimit(t *testing.T) {
+	data := testRows(5000)
+	defer func(d time.Duration) { progressEvery = d }(progressEvery)
+	progressEvery = 10 * time.Millisecond
+	s := newTestService(t, &fakeReader{schema: testSchema, rows: data}, &fakeQueries{})
+	var reports []Progress
+	ctx := WithProgress(context.Background(), func(_ context.Context, p Progress) { reports = append(reports, p) })
+	slow := &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 1024, pause: 20 * time.Millisecond}
+	s.cfg.Reader = slow
+	out, err := s.Export(ctx, Input{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) < 2 {
+		t.Fatalf("%d progress reports for a %d ms export, want several", len(reports), out.DurationMs)
+	}
+	for i, r := range reports {
+		if r.Rows <= 0 || r.Rows > out.Rows || (i > 0 && r.Rows <= reports[i-1].Rows) || r.Bytes <= 0 {
+			t.Errorf("report %d = %+v after %+v: want rows growing up to %d", i, r, reports[max(i-1, 0)], out.Rows)
+		}
+	}
+
+	s.cfg.Reader = &fakeReader{schema: testSchema, rows: data}
+	s.cfg.MaxBytes = 16 << 10
+	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Name: "big"})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
+		t.Errorf("export past MaxBytes = %v, want RESOURCE_EXHAUSTED", err)
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	s.cfg.MaxBytes = 0
+	s.cfg.Reader = &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 100, pause: 20 * time.Millisecond, cancel: cancel}
+	if _, err := s.Export(cctx, Input{SQL: "SELECT 1", Name: "cancelled"}); err == nil {
+		t.Error("a cancelled export succeeded")
+	}
+	names := dirEntries(t, s.cfg.Dir)
+	if len(names) != 1 { // the first export's file only
+		t.Errorf("after a failed and a cancelled export the folder holds %v", names)
+	}
+}
+
+// slowReader pauses every rows; with cancel set it cancels the export at
+// its first pause and then stops on the context.
+type slowReader struct {
+	fakeReader
+	every  int
+	pause  time.Duration
+	cancel context.CancelFunc
+}
+
+func (r *slowReader) Read(ctx context.Context, table *bigquery.Table) (*RowStream, error) {
+	inner, err := r.fakeReader.Read(ctx, table)
+	if err != nil {
+		return nil, err
+	}
+	seq := func(yield func([]bigquery.Value, error) bool) {
+		i := 0
+		for row, err := range inner.Rows {
+			if i > 0 && i%r.every == 0 {
+				if r.cancel != nil {
+					r.cancel()
+				}
+				time.Sleep(r.pause)
+				if ctx.Err() != nil {
+					yield(nil, ctx.Err())
+					return
+				}
+			}
+			i++
+			if !yield(row, err) {
+				return
+			}
+		}
+	}
+	rs := NewRowStream(inner.Schema, inner.API, seq)
+	rs.total = func() uint64 { return uint64(len(r.rows)) }
+	return rs, nil
+}

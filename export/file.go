@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"cloud.google.com/go/bigquery"
 
@@ -114,7 +115,7 @@ func (s *Service) toFile(ctx context.Context, t *fileTarget, res *query.ResultTa
 		if err := f.Truncate(0); err != nil {
 			return err
 		}
-		w := newCounter(f)
+		w := &counter{w: f, limit: s.cfg.MaxBytes}
 		var err error
 		schema, out.Rows, out.ReadAPI, err = s.write(ctx, res.Table, t.format, w)
 		out.Bytes = w.n
@@ -185,6 +186,7 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 		enc = &jsonlEncoder{w: bw}
 	}
 	var n int64
+	report, reported := progressOf(ctx), time.Now()
 	for row, err := range rs.Rows {
 		if err != nil {
 			return nil, 0, "", err
@@ -198,6 +200,10 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 			return nil, 0, "", err
 		}
 		n++
+		if report != nil && n%progressRows == 0 && time.Since(reported) >= progressEvery {
+			report(ctx, Progress{Rows: n, TotalRows: rs.TotalRows(), Bytes: written(w) + int64(bw.Buffered())})
+			reported = time.Now()
+		}
 	}
 	if n == 0 {
 		if err := enc.header(rs.Schema()); err != nil {
@@ -210,15 +216,28 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 	return rs.Schema(), n, rs.API, bw.Flush()
 }
 
-// counter counts the bytes written through it.
-type counter struct {
-	w io.Writer
-	n int64
+// written is what w has taken so far, when it counts.
+func written(w io.Writer) int64 {
+	if c, ok := w.(*counter); ok {
+		return c.n
+	}
+	return 0
 }
 
-func newCounter(w io.Writer) *counter { return &counter{w: w} }
+// counter counts the bytes written through it, and refuses to write past
+// limit (0: no limit).
+type counter struct {
+	w     io.Writer
+	n     int64
+	limit int64
+}
 
 func (c *counter) Write(p []byte) (int, error) {
+	if c.limit > 0 && c.n+int64(len(p)) > c.limit {
+		return 0, bqerr.Newf(bqerr.ResourceExhausted, "the export passed --max-export-bytes (%d bytes); nothing was kept", c.limit).
+			WithRetryable(false).
+			WithHint("Export fewer rows or columns (a WHERE clause, a LIMIT), or ask the user to raise --max-export-bytes.")
+	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err

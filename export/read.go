@@ -23,6 +23,16 @@ type RowStream struct {
 	// API is how the rows are read: "storage" or "tabledata".
 	API    string
 	schema func() bigquery.Schema
+	// total is the table's row count, 0 when not known.
+	total func() uint64
+}
+
+// TotalRows is the table's row count, 0 when the reader does not know it.
+func (r *RowStream) TotalRows() uint64 {
+	if r.total == nil {
+		return 0
+	}
+	return r.total()
 }
 
 // NewRowStream makes a RowStream; schema is asked after the first row
@@ -63,7 +73,9 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 			}
 		}
 	}
-	return NewRowStream(func() bigquery.Schema { return it.Schema }, api, rows), nil
+	rs := NewRowStream(func() bigquery.Schema { return it.Schema }, api, rows)
+	rs.total = func() uint64 { return it.TotalRows }
+	return rs, nil
 }
 
 // next is it.Next, with a panic of the client library made an error: its

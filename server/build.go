@@ -87,6 +87,8 @@ type Config struct {
 	ExportDataset   string
 	ExportTableTTL  time.Duration
 	StorageEndpoint string
+	// MaxExportBytes (--max-export-bytes) bounds one exported file.
+	MaxExportBytes int64
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool

@@ -43,6 +43,7 @@ func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resi
 	svc := export.NewService(export.Config{
 		Queries: q, Reader: export.ClientReader{Client: client}, Copier: export.ClientCopier{Client: client},
 		Executor: runner, Project: cfg.Project, Dir: cfg.ExportDir, Dataset: cfg.ExportDataset, TableTTL: cfg.ExportTableTTL,
+		MaxBytes: cfg.MaxExportBytes,
 		Datasets: datasets,
 	})
 	return svc, client, nil

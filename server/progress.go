@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
@@ -34,6 +35,18 @@ func ReportProgress() Middleware {
 					Progress:      float64(reports),
 					Message:       progressMessage(p),
 				})
+			})
+			// An export reports rows written, after its job's reports:
+			// kept above their count, so progress still only grows.
+			ctx = export.WithProgress(ctx, func(ctx context.Context, p export.Progress) {
+				reports = max(reports+1, int(p.Rows))
+				n := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(reports),
+					Message: fmt.Sprintf("%d rows written (%d bytes)", p.Rows, p.Bytes)}
+				if p.TotalRows > 0 && uint64(reports) <= p.TotalRows {
+					n.Total = float64(p.TotalRows)
+					n.Message = fmt.Sprintf("%d of %d rows written (%d bytes)", p.Rows, p.TotalRows, p.Bytes)
+				}
+				_ = req.Session.NotifyProgress(ctx, n)
 			})
 			return next(ctx, req)
 		}

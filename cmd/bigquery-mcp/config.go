@@ -130,6 +130,7 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
 	envVar(fs, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; it must be in --datasets when that is set (default: no table exports)")
 	envVar(fs, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
+	envVar(fs, int64Kind, &s.MaxExportBytes, "max-export-bytes", export.DefaultMaxBytes, "most bytes one file export_results writes; an export that would pass it fails and leaves nothing")
 	envVar(fs, stringKind, &s.StorageEndpoint, "storage-endpoint", "", "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
 	envVar(fs, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
 	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
