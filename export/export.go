@@ -1,5 +1,6 @@
 // Package export writes a query's whole result where the agent's context
-// never sees it: a local file (JSON Lines or CSV) or a BigQuery table. The
+// never sees it: a local file (JSON Lines, CSV or Parquet) or a BigQuery
+// table. The
 // agent gets a link and counts; the rows go from BigQuery to the
 // destination directly.
 //
@@ -101,7 +102,7 @@ type Input struct {
 	JobID          string            `json:"jobId,omitempty" jsonschema:"A finished query of yours: export its result without rerunning."`
 	Location       string            `json:"location,omitempty"`
 	Destination    string            `json:"destination,omitempty" jsonschema:"file (default) or table."`
-	Format         string            `json:"format,omitempty" jsonschema:"jsonl (default) or csv."`
+	Format         string            `json:"format,omitempty" jsonschema:"jsonl (default), csv or parquet."`
 	Name           string            `json:"name,omitempty" jsonschema:"File or table name; default from the job ID."`
 	Overwrite      bool              `json:"overwrite,omitempty" jsonschema:"Replace an existing file or table."`
 }

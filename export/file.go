@@ -31,8 +31,9 @@ type fileTarget struct {
 
 // Formats.
 const (
-	formatJSONL = "jsonl"
-	formatCSV   = "csv"
+	formatJSONL   = "jsonl"
+	formatCSV     = "csv"
+	formatParquet = "parquet"
 )
 
 // fileTarget checks a file destination before anything runs. A name is
@@ -44,9 +45,9 @@ func (s *Service) fileTarget(in Input) (*fileTarget, error) {
 	switch format {
 	case "", "json", "jsonl", "ndjson":
 		format = formatJSONL
-	case formatCSV:
+	case formatCSV, formatParquet:
 	default:
-		return nil, bqerr.Invalid("format must be jsonl or csv", "Leave format out for JSON Lines.")
+		return nil, bqerr.Invalid("format must be jsonl, csv or parquet", "Leave format out for JSON Lines.")
 	}
 	t := &fileTarget{name: strings.TrimSpace(in.Name), format: format, overwrite: in.Overwrite}
 	if t.name == "" {
@@ -117,7 +118,11 @@ func (s *Service) toFile(ctx context.Context, t *fileTarget, res *query.ResultTa
 		}
 		w := &counter{w: f, limit: s.cfg.MaxBytes}
 		var err error
-		schema, out.Rows, out.ReadAPI, err = s.write(ctx, res.Table, t.format, w)
+		if t.format == formatParquet {
+			schema, out.Rows, out.ReadAPI, err = s.writeParquet(ctx, res.Table, w)
+		} else {
+			schema, out.Rows, out.ReadAPI, err = s.write(ctx, res.Table, t.format, w)
+		}
 		out.Bytes = w.n
 		return err
 	})

@@ -2,6 +2,7 @@ package integration_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"log/slog"
@@ -13,6 +14,11 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -255,5 +261,63 @@ func TestExportRefusals(t *testing.T) {
 	}
 	if es, _ := os.ReadDir(cfg.ExportDir); len(es) != 0 {
 		t.Errorf("refused exports left %d files", len(es))
+	}
+}
+
+// TestExportParquet exports the 1,000-row query to Parquet and reads it
+// back with the Arrow library: every row once, and id, label, ratio and
+// even equal what execute_sql returns.
+func TestExportParquet(t *testing.T) {
+	cs := connect(t, exportConfig(t, nil), "")
+	want, _ := executeAll(t, cs, exportQuery)
+	out := exportResult(t, cs, map[string]any{"sql": exportQuery, "format": "parquet"})
+	t.Logf("parquet: %d rows, %d bytes in %d ms", out.Rows, out.Bytes, out.DurationMs)
+	if out.Rows != 1000 || out.Format != "parquet" || out.ReadAPI != "storage" {
+		t.Fatalf("parquet export = %+v", out)
+	}
+	f, err := file.OpenParquetFile(filePath(t, out.URI), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	t.Logf("parquet schema: %s", tbl.Schema())
+	if tbl.NumRows() != 1000 {
+		t.Fatalf("parquet holds %d rows, want 1000", tbl.NumRows())
+	}
+	col := func(name string) arrow.Array {
+		idx := tbl.Schema().FieldIndices(name)
+		if len(idx) != 1 || len(tbl.Column(idx[0]).Data().Chunks()) != 1 {
+			t.Fatalf("column %s: %v", name, idx)
+		}
+		return tbl.Column(idx[0]).Data().Chunk(0)
+	}
+	ids, labels, ratios, evens := col("id").(*array.Int64), col("label").(*array.String), col("ratio").(*array.Float64), col("even").(*array.Boolean)
+	seen := map[int64]bool{}
+	for i := 0; i < ids.Len(); i++ {
+		var row struct {
+			Label string  `json:"label"`
+			Ratio float64 `json:"ratio"`
+			Even  bool    `json:"even"`
+		}
+		id := ids.Value(i)
+		if seen[id] {
+			t.Fatalf("id %d twice", id)
+		}
+		seen[id] = true
+		if err := json.Unmarshal(want[id], &row); err != nil {
+			t.Fatalf("id %d: %v", id, err)
+		}
+		if labels.Value(i) != row.Label || ratios.Value(i) != row.Ratio || evens.Value(i) != row.Even {
+			t.Fatalf("id %d: parquet (%q, %v, %v), execute_sql %s", id, labels.Value(i), ratios.Value(i), evens.Value(i), want[id])
+		}
 	}
 }

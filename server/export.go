@@ -17,7 +17,7 @@ import (
 func exportTool(svc Services) toolSpec {
 	spec := newTool(&mcp.Tool{
 		Name:        "export_results",
-		Description: `Write a SELECT's (or finished jobId's) whole result to a local file (jsonl, csv) or a table. Returns a link and counts, not rows. Checked as execute_sql.`,
+		Description: `Write a SELECT's (or finished jobId's) whole result to a local file (jsonl, csv, parquet) or a table. Returns a link and counts, not rows. Checked as execute_sql.`,
 		Annotations: &mcp.ToolAnnotations{
 			Title:        "Export results",
 			ReadOnlyHint: false,
@@ -52,6 +52,8 @@ func exportResult(o *export.Output) (*mcp.CallToolResult, error) {
 		link.MIMEType = "application/jsonl"
 	case "csv":
 		link.MIMEType = "text/csv"
+	case "parquet":
+		link.MIMEType = "application/vnd.apache.parquet"
 	}
 	if o.Destination == "file" {
 		size := o.Bytes
