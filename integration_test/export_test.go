@@ -167,6 +167,7 @@ func TestExportMatchesExecuteSQL(t *testing.T) {
 	// The same job's result again, as CSV, without running the query.
 	inserts := rec.count("POST", "/jobs")
 	cv := exportResult(t, cs, map[string]any{"jobId": jl.JobID, "format": "csv"})
+	t.Logf("csv by jobId (read and write only): %d rows, %d bytes in %d ms (%.0f rows/s)", cv.Rows, cv.Bytes, cv.DurationMs, float64(cv.Rows)/(float64(max(cv.DurationMs, 1))/1000))
 	if rec.count("POST", "/jobs") != inserts {
 		t.Errorf("a jobId export started a job")
 	}
