@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -95,10 +96,24 @@ func newRoundRobin(t *testing.T, instances ...*instance) *roundRobin {
 			r.Out.Host = instances[i].addr // the instances' DNS-rebinding check wants a loopback Host
 		},
 		FlushInterval: -1, // SSE
+		// A fresh upstream connection per request, as Cloud Run's front
+		// end gives each request its own: a pooled connection that the
+		// proxy tore down after an earlier stream could otherwise cut the
+		// next response short ("use of closed network connection").
+		Transport: &http.Transport{DisableKeepAlives: true},
+		ErrorLog:  log.New(testWriter{t}, "roundRobin: ", 0),
 	}
 	rr.Server = httptest.NewServer(proxy)
 	t.Cleanup(rr.Close)
 	return rr
+}
+
+// testWriter sends a logger's lines to the test's log.
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // bearer adds a bearer token to every request.
