@@ -189,16 +189,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 
-	if err := s.preflight(ctx, r); err != nil {
-		return nil, err
-	}
-	if s.cfg.Datasets.Enabled() {
-		v, ok := s.verdicts.get(r)
-		r.throughView = !ok || !v.datasetsAllowed
-	}
-	// preflight held the estimate when a budget needs one; a query it did
-	// not estimate holds nothing, but its job is charged the same way.
-	if err := s.reserve(ctx, r, 0); err != nil {
+	if err := s.admit(ctx, r); err != nil {
 		return nil, err
 	}
 

@@ -55,14 +55,7 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput) (*ResultTable
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	if err := s.preflight(ctx, r); err != nil {
-		return nil, err
-	}
-	if s.cfg.Datasets.Enabled() {
-		v, ok := s.verdicts.get(r)
-		r.throughView = !ok || !v.datasetsAllowed
-	}
-	if err := s.reserve(ctx, r, 0); err != nil {
+	if err := s.admit(ctx, r); err != nil {
 		return nil, err
 	}
 	// The ID is chosen before the first attempt (insertQuery). Without
@@ -160,14 +153,11 @@ func (s *Service) ResultOf(ctx context.Context, jobID, location string) (*Result
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	acc, err := s.checkOwner(ctx, id)
+	j, err := s.lookUpOwned(ctx, id, loc)
 	if err != nil {
 		return nil, err
 	}
-	job, status, loc, err := s.findJob(ctx, id, acc.location(s, id, loc))
-	if err != nil {
-		return nil, err
-	}
+	acc, job, status, loc := j.acc, j.job, j.status, j.loc
 	s.settleSeen(ctx, acc, status)
 	if status.State != bigquery.Done {
 		return nil, bqerr.Newf(bqerr.InvalidArgument, "job %s is still running", id).WithJobID(id).

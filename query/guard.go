@@ -132,3 +132,19 @@ func readOnlyError(reason, sql string) error {
 		"Only a single SELECT (or WITH … SELECT) can run. To change data, ask the user to restart the server with --allow-writes.").
 		WithQuery(sql)
 }
+
+// admit runs the checks before a job (preflight), notes whether the
+// query's tables are allowed only through an authorized view (its job's
+// record says so), and holds its bytes: preflight held the estimate when a
+// budget needs one; a query it did not estimate holds nothing, but its job
+// is charged the same way.
+func (s *Service) admit(ctx context.Context, r *request) error {
+	if err := s.preflight(ctx, r); err != nil {
+		return err
+	}
+	if s.cfg.Datasets.Enabled() {
+		v, ok := s.verdicts.get(r)
+		r.throughView = !ok || !v.datasetsAllowed
+	}
+	return s.reserve(ctx, r, 0)
+}

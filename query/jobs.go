@@ -58,6 +58,25 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
+	j, err := s.lookUpOwned(ctx, id, loc)
+	if err != nil {
+		return nil, err
+	}
+	s.settleSeen(ctx, j.acc, j.status)
+	return s.jobOutput(j.acc, j.job, j.status, j.loc), nil
+}
+
+// ownedJob is a job of the caller's as jobs.get found it.
+type ownedJob struct {
+	acc    jobAccess
+	job    *bigquery.Job
+	status *bigquery.JobStatus
+	loc    string
+}
+
+// lookUpOwned refuses, before any request, a job the caller may not see
+// (owner.go), and finds the caller's own job in BigQuery.
+func (s *Service) lookUpOwned(ctx context.Context, id, loc string) (*ownedJob, error) {
 	acc, err := s.checkOwner(ctx, id)
 	if err != nil {
 		return nil, err
@@ -66,8 +85,7 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.settleSeen(ctx, acc, status)
-	return s.jobOutput(acc, job, status, loc), nil
+	return &ownedJob{acc: acc, job: job, status: status, loc: loc}, nil
 }
 
 // CancelJob asks BigQuery to stop a job. Cancellation is best effort: the
@@ -79,14 +97,11 @@ func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.QueryTimeout)
 	defer cancel()
-	acc, err := s.checkOwner(ctx, id)
+	j, err := s.lookUpOwned(ctx, id, loc)
 	if err != nil {
 		return nil, err
 	}
-	job, _, loc, err := s.findJob(ctx, id, acc.location(s, id, loc))
-	if err != nil {
-		return nil, err
-	}
+	acc, job, loc := j.acc, j.job, j.loc
 	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
 		call := s.rest.Jobs.Cancel(s.cfg.Project, id).Context(ctx)
 		if loc != "" {
