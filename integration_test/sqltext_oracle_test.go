@@ -100,12 +100,7 @@ func zetaParserOptions() *zetasql.ParserOptions {
 
 // zetaParse parses sql as a script and returns the number of top-level
 // statements and every object path the parse tree names, in tree order.
-//
-// With flat set, range variables are not scoped: a name declared anywhere
-// before (and the last part of any table path before) makes a later x.y a
-// correlated path. That is how sqltext reads them today; the fuzz target
-// uses it to tell that known class of misses from new ones.
-func zetaParse(sql string, flat bool) (int, []zetaName, error) {
+func zetaParse(sql string) (int, []zetaName, error) {
 	script, err := zetasql.ParseScript(sql, zetaParserOptions(), zetasql.ErrorMessageOneLine)
 	if err != nil {
 		return 0, nil, err
@@ -120,7 +115,7 @@ func zetaParse(sql string, flat bool) (int, []zetaName, error) {
 	}
 	var names []zetaName
 	for _, st := range top {
-		w := &zetaWalker{flat: flat, ever: map[string]bool{}}
+		w := &zetaWalker{}
 		w.push()
 		w.walk(st, false)
 		if w.slashPath {
@@ -166,9 +161,6 @@ func (n zetaName) keep() bool {
 type zetaWalker struct {
 	names  []zetaName
 	scopes []*rangeScope
-	// flat and ever: see zetaParse.
-	flat bool
-	ever map[string]bool
 	// slashPath is set when a path starts with '/'.
 	slashPath bool
 }
@@ -194,13 +186,9 @@ func (w *zetaWalker) top() *rangeScope { return w.scopes[len(w.scopes)-1] }
 
 func (w *zetaWalker) declare(name string) {
 	w.top().names[strings.ToLower(name)] = true
-	w.ever[strings.ToLower(name)] = true
 }
 
 func (w *zetaWalker) visible(name string) bool {
-	if w.flat {
-		return w.ever[strings.ToLower(name)]
-	}
 	for _, s := range w.scopes {
 		if !s.hidden && s.names[strings.ToLower(name)] {
 			return true
@@ -261,9 +249,6 @@ func (w *zetaWalker) add(kind sqltext.ObjectKind, p *ast.PathExpressionNode, wri
 		return
 	}
 	path := pathParts(p)
-	if w.flat && kind == sqltext.Table && len(path) > 0 {
-		w.ever[strings.ToLower(path[len(path)-1])] = true
-	}
 	off := -1
 	if r := p.ParseLocationRange(); r != nil {
 		off = r.Start().ByteOffset()
@@ -554,14 +539,14 @@ type oracleResult struct {
 
 // runOracle parses sql with both parsers and compares them.
 func runOracle(sql string) oracleResult {
-	return compareOracle(sql, nil, false)
+	return compareOracle(sql, nil)
 }
 
 // compareOracle is runOracle with a hook that may change the reader's
 // answer before the comparison (the test of the oracle itself uses it).
-func compareOracle(sql string, mutate func(*sqltext.Text), flat bool) oracleResult {
+func compareOracle(sql string, mutate func(*sqltext.Text)) oracleResult {
 	var r oracleResult
-	r.zetaStmts, r.names, r.parseErr = zetaParse(sql, flat)
+	r.zetaStmts, r.names, r.parseErr = zetaParse(sql)
 	if r.parseErr == nil && hasNULIdentifier(sql) {
 		r.parseErr = errNULName
 	}
@@ -1221,7 +1206,7 @@ func TestSQLTextOracleCatchesMisses(t *testing.T) {
 	}
 	withNames := 0
 	for _, e := range allOracleEntries(t) {
-		r := compareOracle(e.sql, forget, false)
+		r := compareOracle(e.sql, forget)
 		if !r.parsed || len(r.names) == 0 {
 			continue
 		}
@@ -1239,28 +1224,25 @@ func TestSQLTextOracleCatchesMisses(t *testing.T) {
 	const sql = "DROP TABLE secret.t"
 	r := compareOracle(sql, func(text *sqltext.Text) {
 		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Model, Path: []string{"secret", "t"}, Write: true}}}
-	}, false)
+	})
 	if len(r.problems) != 1 || !strings.Contains(r.problems[0], "as a model, not a table") {
 		t.Errorf("kind mismatch: problems %q", r.problems)
 	}
 	r = compareOracle(sql, func(text *sqltext.Text) {
 		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}}}}
-	}, false)
+	})
 	if len(r.problems) != 1 || !strings.Contains(r.problems[0], "not as written") {
 		t.Errorf("write missed: problems %q", r.problems)
 	}
 	r = compareOracle(sql, func(text *sqltext.Text) {
 		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}, Write: true}}}
-	}, false)
+	})
 	if len(r.problems) != 0 {
 		t.Errorf("a reader naming the table (in another case) is reported: %q", r.problems)
 	}
 }
 
-// FuzzSQLTextOracle runs the oracle on mutations of the corpus. With
-// SQLTEXT_ORACLE_SKIP_KNOWN set it passes over inputs whose only misses come
-// from range-variable scoping (see zetaParse), so that a run while sqltext
-// still has that class of miss can find others. It is
+// FuzzSQLTextOracle runs the oracle on mutations of the corpus. It is
 // seeded with testdata/sqltext_corpus.sql and, of the generated statements,
 // one per shape and one per spelling (all of them would make the baseline
 // take minutes). Seeds on which the oracle fails now are left out: they are
@@ -1294,12 +1276,6 @@ func FuzzSQLTextOracle(f *testing.F) {
 			t.Skip()
 		}
 		r := runOracle(sql)
-		if len(r.problems) > 0 && os.Getenv("SQLTEXT_ORACLE_SKIP_KNOWN") != "" &&
-			len(compareOracle(sql, nil, true).problems) == 0 {
-			// Only range-variable scoping tells the two readings
-			// apart: a class TestSQLTextOracle reports already.
-			t.Skip()
-		}
 		if len(r.problems) > 0 {
 			t.Errorf("sqltext misses names ZetaSQL's parse tree holds in %q:\n    %s", sql, strings.Join(r.problems, "\n    "))
 		}
