@@ -1,6 +1,10 @@
 package ui
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,20 +56,22 @@ func TestAppTypeChecks(t *testing.T) {
 // TestBundleIsSelfContained: the app is one HTML file within its size
 // bound that names nothing to load (no external script, style, image or
 // font; no CDN), and has no inline event handler attributes, so it runs
-// under the strictest host CSP with an empty _meta.ui.csp.
+// under the strictest host CSP with an empty _meta.ui.csp. Its script is
+// checked unpacked too: what runs must not load anything either.
 func TestBundleIsSelfContained(t *testing.T) {
 	h := HTML()
-	t.Logf("app.html: %d bytes (bound %d)", len(h), MaxBytes)
+	script := unpacked(t, h)
+	t.Logf("app.html: %d bytes (bound %d); its script unpacked: %d bytes", len(h), MaxBytes, len(script))
 	if len(h) > MaxBytes {
 		t.Errorf("app.html is %d bytes, more than %d", len(h), MaxBytes)
 	}
 	if !strings.HasPrefix(h, "<!doctype html>") {
 		t.Errorf("app.html starts %.40q", h)
 	}
-	// The markup around the one inline script and style.
-	markup := regexp.MustCompile(`(?s)<script>.*?</script>|<style>.*?</style>`).ReplaceAllString(h, "")
-	if n := strings.Count(h, "<script"); n != 1 {
-		t.Errorf("%d script elements, want the one inline script", n)
+	// The markup around the inline script, its data block and the style.
+	markup := regexp.MustCompile(`(?s)<script[^>]*>.*?</script>|<style>.*?</style>`).ReplaceAllString(h, "")
+	if n := strings.Count(h, "<script"); n != 2 {
+		t.Errorf("%d script elements, want the compressed script's data block and the inline script that runs it", n)
 	}
 	for _, bad := range []*regexp.Regexp{
 		regexp.MustCompile(`(?i)<(script|img|link|iframe|object|embed|source|video|audio)\b[^>]*\b(src|href)=`),
@@ -84,8 +90,41 @@ func TestBundleIsSelfContained(t *testing.T) {
 	}
 	// No CDN or package host is named anywhere, script included.
 	for _, host := range []string{"cdn.", "unpkg.com", "jsdelivr", "esm.sh", "googleapis.com", "fonts.g"} {
-		if strings.Contains(h, host) {
+		if strings.Contains(h, host) || strings.Contains(script, host) {
 			t.Errorf("app.html names %s", host)
 		}
 	}
+	// The boot script runs what it unpacks as an inline script, never
+	// through eval or a URL that a strict CSP would refuse.
+	boot := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindStringSubmatch(h)
+	if boot == nil || !strings.Contains(boot[1], "DecompressionStream") {
+		t.Fatal("app.html has no boot script that unpacks the compressed one")
+	}
+	for _, bad := range []string{"eval(", "new Function", "createObjectURL", "import("} {
+		if strings.Contains(boot[1], bad) {
+			t.Errorf("the boot script uses %s", bad)
+		}
+	}
+}
+
+// unpacked is the app's script, as the page's boot script unpacks it.
+func unpacked(t *testing.T, page string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<script type="application/gzip" id="bundle">([A-Za-z0-9+/=]*)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("app.html has no compressed script block")
+	}
+	raw, err := base64.StdEncoding.DecodeString(m[1])
+	if err != nil {
+		t.Fatalf("the script block is not base64: %v", err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("the script block is not gzip: %v", err)
+	}
+	js, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("unpacking the script: %v", err)
+	}
+	return string(js)
 }
