@@ -29,6 +29,11 @@ type ExecuteInput struct {
 	TimeoutSeconds int         `json:"timeoutSeconds,omitempty" jsonschema:"Job time limit in seconds."`
 	Format         string      `json:"format,omitempty" jsonschema:"compact (default) or objects."`
 	WaitSeconds    int         `json:"waitSeconds,omitempty" jsonschema:"Seconds to wait (default 45); then jobComplete false if still running."`
+	// MaxExportBytes is export_results' --max-export-bytes, for
+	// RunToTable: a query the dry run estimates to read more is refused
+	// before its job starts (guard.go). No agent sets it: it is not part
+	// of execute_sql's input. Zero: no such check.
+	MaxExportBytes int64 `json:"-"`
 }
 
 // ExecuteOutput is execute_sql's result.
@@ -103,6 +108,8 @@ type request struct {
 	// without every table it reads in an allowed dataset (an authorized
 	// view): its job's error text is withheld (owner.go).
 	throughView bool
+	// maxExportBytes is ExecuteInput.MaxExportBytes.
+	maxExportBytes int64
 }
 
 func (s *Service) validate(in ExecuteInput) (*request, error) {
@@ -121,7 +128,8 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{sql: sql, text: sqltext.Parse(sql), params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
+	r := &request{sql: sql, text: sqltext.Parse(sql), params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout,
+		maxExportBytes: in.MaxExportBytes}
 	if ds := strings.ReplaceAll(strings.TrimSpace(in.DefaultDataset), "`", ""); ds != "" {
 		r.defaultProject, r.defaultDataset = s.cfg.Project, ds
 		if p, d, ok := strings.Cut(ds, "."); ok {

@@ -41,8 +41,10 @@ type ResultTable struct {
 // the job and the accounting after it, but as a jobs.insert that returns
 // no rows: the caller reads the result table itself. Only a single
 // SELECT is accepted, whatever --allow-writes says: a statement that
-// changes data has no result to export. The call waits for the job up to
-// its timeout and cancels it there.
+// changes data has no result to export. A query the dry run estimates to
+// read more than in.MaxExportBytes is refused before its job starts
+// (guard.go). The call waits for the job up to its timeout and cancels it
+// there.
 func (s *Service) RunToTable(ctx context.Context, in ExecuteInput) (*ResultTable, error) {
 	start := time.Now()
 	r, err := s.validate(in)

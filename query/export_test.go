@@ -22,6 +22,8 @@ import (
 type resultBigQuery struct {
 	t               *testing.T
 	failFirstInsert bool
+	// noEstimate makes dry runs answer without bytes processed.
+	noEstimate bool
 
 	mu       sync.Mutex
 	inserts  []*bq.Job // every non-dry-run jobs.insert, repeats included
@@ -49,6 +51,9 @@ func (f *resultBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			job.Status = &bq.JobStatus{State: "DONE"}
 			job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 100, Query: &bq.JobStatistics2{
 				StatementType: "SELECT", ReferencedTables: tableRefs([]string{table}), TotalBytesProcessed: 100}}
+			if f.noEstimate {
+				job.Statistics.TotalBytesProcessed, job.Statistics.Query.TotalBytesProcessed = 0, 0
+			}
 			writeJSON(w, http.StatusOK, &job)
 			return
 		}
@@ -184,5 +189,58 @@ func TestRunToTableRetryFindsTheSameJob(t *testing.T) {
 	}
 	if len(fake.jobs) != 1 || res.JobID != fake.inserts[0].JobReference.JobId {
 		t.Errorf("jobs = %d, result job %s; want the one job", len(fake.jobs), res.JobID)
+	}
+}
+
+// TestRunToTableRefusesAnEstimateOverTheExportCap: an export whose dry run
+// estimates more bytes than MaxExportBytes is refused with the estimate and
+// the cap, before any job is inserted and with nothing of the budget held;
+// at the cap it runs. The estimate is asked for even when the query's
+// verdict is remembered and no budget needs it, and only after the
+// allowlist (a refused query's size is not told). A dry run without an
+// estimate cannot be checked in advance, and runs.
+func TestRunToTableRefusesAnEstimateOverTheExportCap(t *testing.T) {
+	fake := &resultBigQuery{}
+	s := newResultService(t, fake)
+	ctx := as("token:1")
+	_, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders", MaxExportBytes: 99})
+	e, ok := bqerr.As(err)
+	if !ok || e.Code != bqerr.ResourceExhausted || e.Retryable ||
+		!strings.Contains(e.Message, "about 100 B") || !strings.Contains(e.Message, "--max-export-bytes 99 B") ||
+		!strings.Contains(e.Hint, "fewer columns") || !strings.Contains(e.Hint, "raise --max-export-bytes") || e.Details.Query == "" {
+		t.Fatalf("over the cap: %+v, want RESOURCE_EXHAUSTED with the estimate, the cap and a hint", err)
+	}
+	if n := fake.insertCount(); n != 0 {
+		t.Fatalf("a refused export inserted %d jobs, want 0", n)
+	}
+	if u, err := s.Usage(ctx, UsageInput{}); err != nil || u.Reserved != 0 || u.Session.Jobs != 0 {
+		t.Errorf("usage after the refusal = %+v, %v; want nothing held or spent", u, err)
+	}
+	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM secret.orders", MaxExportBytes: 1}); err == nil {
+		t.Error("a query outside the allowlist ran")
+	} else if e, _ := bqerr.As(err); e.Code != bqerr.PermissionDenied || strings.Contains(e.Message, "100 B") {
+		t.Errorf("outside the allowlist: %v, want PERMISSION_DENIED without the estimate", err)
+	}
+	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders", MaxExportBytes: 100}); err != nil {
+		t.Fatalf("at the cap: %v", err)
+	}
+	if n := fake.insertCount(); n != 1 {
+		t.Fatalf("at the cap: %d jobs inserted, want 1", n)
+	}
+
+	// No budget to estimate for, and the verdict is remembered: the cap
+	// still asks for a dry run.
+	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders", MaxExportBytes: 50}); err == nil {
+		t.Error("without a budget, an export over the cap ran")
+	}
+	fake.mu.Lock()
+	fake.noEstimate = true
+	fake.mu.Unlock()
+	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders", MaxExportBytes: 50}); err != nil {
+		t.Errorf("a dry run without an estimate: %v, want the export to run (the cap is held as it writes)", err)
+	}
+	if n := fake.insertCount(); n != 2 {
+		t.Errorf("%d jobs inserted, want 2", n)
 	}
 }
