@@ -47,6 +47,13 @@ func exportConfig(t *testing.T, rec *recorder) server.Config {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return exportConfigAt(t, rec, addr)
+}
+
+// exportConfigAt is exportConfig reading through the Storage Read
+// endpoint at addr.
+func exportConfigAt(t *testing.T, rec *recorder, addr string) server.Config {
+	t.Helper()
 	cfg := testConfig()
 	cfg.Toolsets = []server.Toolset{server.ToolsetQuery, server.ToolsetExport}
 	cfg.ExportDir = filepath.Join(t.TempDir(), "exports")

@@ -110,7 +110,10 @@ func (e *Emulator) Close() {
 // in-memory gRPC listener.
 func (e *Emulator) StorageAddr() (string, error) {
 	e.storageOnce.Do(func() {
-		e.storageAddr, e.storage, e.storageErr = serveStorage(e.test)
+		var f *StorageFront
+		if f, e.storageErr = serveStorage(e.test, StorageOptions{}); f != nil {
+			e.storageAddr, e.storage = f.Addr, f.Close
+		}
 	})
 	return e.storageAddr, e.storageErr
 }

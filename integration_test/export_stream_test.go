@@ -1,0 +1,257 @@
+package integration_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// streamRows is how many rows streamQuery makes: each id 1..streamRows
+// once, its label derived from it.
+const streamRows = 10000
+
+const streamQuery = `SELECT n AS id, CONCAT('row ', CAST(n AS STRING)) AS label FROM UNNEST(GENERATE_ARRAY(1, 10000)) AS n`
+
+// startFront starts a Storage Read front of the test's own.
+func startFront(t *testing.T, opts emulator.StorageOptions) *emulator.StorageFront {
+	t.Helper()
+	f, err := emu.StartStorageFront(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	return f
+}
+
+// exportedIDs reads an exported streamQuery file back (Parquet with
+// Arrow), checks every label against its id, and fails unless each id
+// 1..streamRows is there exactly once.
+func exportedIDs(t *testing.T, path, format string) {
+	t.Helper()
+	type row struct {
+		ID    int64  `json:"id"`
+		Label string `json:"label"`
+	}
+	var got []row
+	switch format {
+	case "jsonl":
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var r row
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("line %q: %v", sc.Text(), err)
+			}
+			got = append(got, r)
+		}
+	case "csv":
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil || len(recs) == 0 || strings.Join(recs[0], ",") != "id,label" {
+			t.Fatalf("csv: %v, header %v", err, recs[:min(len(recs), 1)])
+		}
+		for _, r := range recs[1:] {
+			id, err := strconv.ParseInt(r[0], 10, 64)
+			if err != nil {
+				t.Fatalf("csv id %q", r[0])
+			}
+			got = append(got, row{id, r[1]})
+		}
+	case "parquet":
+		f, err := file.OpenParquetFile(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := fr.ReadTable(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tbl.Release()
+		tr := array.NewTableReader(tbl, 4096)
+		defer tr.Release()
+		for tr.Next() {
+			rec := tr.Record()
+			ids, labels := rec.Column(0).(*array.Int64), rec.Column(1).(*array.String)
+			for i := 0; i < ids.Len(); i++ {
+				got = append(got, row{ids.Value(i), labels.Value(i)})
+			}
+		}
+	}
+	seen := make([]bool, streamRows+1)
+	for _, r := range got {
+		if r.ID < 1 || r.ID > streamRows {
+			t.Fatalf("id %d is not one of the query's", r.ID)
+		}
+		if seen[r.ID] {
+			t.Fatalf("id %d exported twice", r.ID)
+		}
+		seen[r.ID] = true
+		if want := fmt.Sprintf("row %d", r.ID); r.Label != want {
+			t.Fatalf("id %d: label %q, want %q", r.ID, r.Label, want)
+		}
+	}
+	if len(got) != streamRows {
+		t.Fatalf("%s file has %d rows, want %d", format, len(got), streamRows)
+	}
+}
+
+// TestExportResumesAfterAStreamFault: the Storage Read stream breaks with
+// UNAVAILABLE after three of its ten batches; the client library asks for
+// the stream again from its offset (3,000 rows), and the export completes
+// with every row exactly once, in each format, without starting over (one
+// read session, one file written once).
+func TestExportResumesAfterAStreamFault(t *testing.T) {
+	for _, format := range []string{"jsonl", "csv", "parquet"} {
+		t.Run(format, func(t *testing.T) {
+			front := startFront(t, emulator.StorageOptions{BatchRows: streamRows / 10, FailAfterBatches: 3})
+			cs := connect(t, exportConfigAt(t, nil, front.Addr), "")
+			start := time.Now()
+			out := exportResult(t, cs, map[string]any{"sql": streamQuery, "format": format})
+			t.Logf("%s: %d rows in %s, read offsets %v", format, out.Rows, time.Since(start).Round(time.Millisecond), front.ReadOffsets())
+			if out.Rows != streamRows || out.ReadAPI != "storage" {
+				t.Fatalf("export = %+v, want %d rows read through the Storage Read API", out, streamRows)
+			}
+			if front.Faults() != 1 {
+				t.Fatalf("the fault fired %d times, want once", front.Faults())
+			}
+			if got := fmt.Sprint(front.ReadOffsets()); got != "[0 3000]" {
+				t.Errorf("ReadRows offsets %s, want [0 3000]: the stream resumed where it broke", got)
+			}
+			if front.Sessions() != 1 {
+				t.Errorf("%d read sessions, want 1: the export started over", front.Sessions())
+			}
+			if front.Batches() != 10 {
+				t.Errorf("%d batches sent, want 10", front.Batches())
+			}
+			exportedIDs(t, filePath(t, out.URI), format)
+		})
+	}
+}
+
+// exportDirEntries lists what is in dir, temporary files included.
+func exportDirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestExportCancelLeavesNothing: an export whose stream is slow (100
+// batches, 20 ms each) is stopped in the middle, with a partial file
+// already in --export-dir.
+//   - A client cancel (notifications/cancelled): the read stream is
+//     closed at the server, no file nor temporary file remains, and the
+//     same export then succeeds under the same name.
+//   - The export's time limit (the export operation's Timeout, which has
+//     no flag): the call fails with DEADLINE_EXCEEDED and a message
+//     saying so, and nothing remains either.
+//
+// Whether the query job is cancelled is TestRunToTableCancelsItsJob's
+// (package query): the emulator's queries finish inside jobs.insert, so
+// here the cancel always lands in the read.
+func TestExportCancelLeavesNothing(t *testing.T) {
+	slow := emulator.StorageOptions{BatchRows: streamRows / 100, BatchDelay: 20 * time.Millisecond}
+	// partial waits until the export has sent 10 batches and its
+	// temporary file is there.
+	partial := func(t *testing.T, front *emulator.StorageFront, dir string) {
+		t.Helper()
+		waitFor(t, func() bool {
+			names := exportDirEntries(t, dir)
+			return front.Batches() >= 10 && len(names) == 1 && strings.HasSuffix(names[0], ".tmp")
+		})
+	}
+
+	t.Run("client cancel", func(t *testing.T) {
+		front := startFront(t, slow)
+		cfg := exportConfigAt(t, nil, front.Addr)
+		cs := connect(t, cfg, "")
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		args := map[string]any{"sql": streamQuery, "format": "csv", "name": "cancelled.csv"}
+		done := make(chan error, 1)
+		go func() {
+			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_results", Arguments: args})
+			done <- err
+		}()
+		partial(t, front, cfg.ExportDir)
+		cancel()
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call returned %v, want context.Canceled", err)
+		}
+		waitFor(t, func() bool { return front.Cancelled() == 1 && len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+		sent := front.Batches()
+		time.Sleep(300 * time.Millisecond)
+		if front.Batches() != sent || sent >= 100 {
+			t.Errorf("%d batches sent, then %d: the read went on after the cancel", sent, front.Batches())
+		}
+		t.Logf("cancelled after %d of 100 batches; export dir empty", sent)
+
+		out := exportResult(t, cs, args)
+		if out.Rows != streamRows || filepath.Base(filePath(t, out.URI)) != "cancelled.csv" {
+			t.Fatalf("export after the cancel = %+v", out)
+		}
+		exportedIDs(t, filePath(t, out.URI), "csv")
+	})
+
+	t.Run("time limit", func(t *testing.T) {
+		front := startFront(t, slow)
+		cfg := exportConfigAt(t, nil, front.Addr)
+		cfg.Resilience.Policies = maps.Clone(cfg.Resilience.Policies)
+		p := cfg.Resilience.Policies[resilience.Export]
+		p.MaxAttempts, p.Timeout = 1, time.Second
+		cfg.Resilience.Policies[resilience.Export] = p
+		cs := connect(t, cfg, "")
+		start := time.Now()
+		e := fails(t, cs, "export_results", map[string]any{"sql": streamQuery, "format": "jsonl", "name": "late.jsonl"})
+		t.Logf("after %s: %s %q (hint %q)", time.Since(start).Round(time.Millisecond), e.Code, e.Message, e.Hint)
+		if e.Code != bqerr.DeadlineExceeded {
+			t.Errorf("code %s, want DEADLINE_EXCEEDED", e.Code)
+		}
+		if !strings.Contains(strings.ToLower(e.Message+" "+e.Hint), "time") || e.Details.JobID == "" {
+			t.Errorf("error %q (hint %q, job %q) does not say the export ran out of time, or for which job", e.Message, e.Hint, e.Details.JobID)
+		}
+		if front.Batches() >= 100 {
+			t.Errorf("the whole stream was sent (%d batches)", front.Batches())
+		}
+		waitFor(t, func() bool { return len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+	})
+}
