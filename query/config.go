@@ -52,6 +52,10 @@ type Config struct {
 	// where BigQuery routes them, and a job of unknown location is looked
 	// for only in the US and EU multi-regions.
 	Catalog Catalog
+	// ExportListed is set when export_results is listed: a cut result's
+	// hint then names it with the job's ID, the way to the whole result.
+	// False: the hint says nothing of exports.
+	ExportListed bool
 	// Hooks see what jobs did. Zero: nobody is told.
 	Hooks Hooks
 	// Logger logs what the agent is not told. Nil: nothing is logged.

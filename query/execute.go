@@ -42,7 +42,8 @@ type ExecuteOutput struct {
 	Location string `json:"location,omitempty"`
 	// JobComplete is false when the call's wait ended before the job did:
 	// State, ElapsedMs, BytesProcessed (so far) and Hint say where it is,
-	// and there are no rows yet.
+	// and there are no rows yet. A cut result's Hint names export_results,
+	// when it is listed (cutHint).
 	JobComplete   bool            `json:"jobComplete"`
 	State         string          `json:"state,omitempty"`
 	ElapsedMs     int64           `json:"elapsedMs,omitempty"`
@@ -257,6 +258,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
 	addStats(out, p, statementType(r.sql, p))
+	s.cutHint(out)
 	if s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
 	}

@@ -87,6 +87,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
 	}
 	addStats(out, p, "")
+	s.cutHint(out)
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
 }
@@ -144,6 +145,25 @@ func (s *Service) put(out *ExecuteOutput, r rows.Result) {
 	out.Rows, out.RowCount, out.CutCells = r.Rows, r.RowCount, r.CutCells
 	out.Truncated, out.TruncatedBy, out.NextStartIndex = r.Truncated, r.TruncatedBy, r.NextStartIndex
 	out.Warning = strings.TrimSpace(out.Warning + " " + r.Warning)
+}
+
+// cutHint names the way to a cut result's every row: export_results with
+// its job's ID, which writes the result outside the conversation without
+// running the query again. Only when export_results is listed: a hint
+// naming a tool the agent cannot call would mislead it, and
+// nextStartIndex (with get_query_results, as the tool's description says)
+// already tells it how to page on. A result without a job ID (none is
+// expected: jobs.query is asked to create a job every time) gets none.
+func (s *Service) cutHint(out *ExecuteOutput) {
+	if !s.cfg.ExportListed || !out.Truncated || out.JobID == "" {
+		return
+	}
+	job := fmt.Sprintf("jobId %q", out.JobID)
+	if out.Location != "" {
+		job += fmt.Sprintf(" and location %q", out.Location)
+	}
+	out.Hint = strings.TrimSpace(out.Hint + " The whole result: export_results with " + job +
+		" writes every row outside the conversation, without running the query again.")
 }
 
 // partial turns a page that kept failing into an incomplete result when

@@ -50,3 +50,52 @@ func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
 			last.RowCount, last.Truncated, last.TruncatedBy, last.NextStartIndex, last.CutCells)
 	}
 }
+
+// TestCutResultNamesExport: when export_results is listed, a cut result's
+// hint names it with the job's ID and location (execute_sql and
+// get_query_results alike); a whole page says nothing of it, and neither
+// does any result when the tool is not listed.
+func TestCutResultNamesExport(t *testing.T) {
+	fake := newFakeBigQuery(t, func(int, int) bool { return false })
+	s := newPartialService(t, fake)
+	ctx := context.Background()
+	want := `export_results with jobId "` + partialJobID + `" and location "US"`
+
+	cut, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cut.Truncated || cut.Hint != "" {
+		t.Errorf("not listed: truncated %v, hint %q; want a cut result without a hint", cut.Truncated, cut.Hint)
+	}
+
+	s.cfg.ExportListed = true
+	cut, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cut.Truncated || !strings.Contains(cut.Hint, want) {
+		t.Errorf("execute_sql: truncated %v, hint %q; want it to name %s", cut.Truncated, cut.Hint, want)
+	}
+	page, err := s.GetResults(ctx, GetResultsInput{JobID: cut.JobID, StartIndex: 2, MaxRows: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !page.Truncated || !strings.Contains(page.Hint, want) {
+		t.Errorf("get_query_results: truncated %v, hint %q; want it to name %s", page.Truncated, page.Hint, want)
+	}
+	whole, err := s.GetResults(ctx, GetResultsInput{JobID: cut.JobID, StartIndex: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if whole.Truncated || whole.Hint != "" {
+		t.Errorf("last page: truncated %v, hint %q; want neither", whole.Truncated, whole.Hint)
+	}
+
+	// Without a job ID there is nothing to export by.
+	out := &ExecuteOutput{Truncated: true}
+	s.cutHint(out)
+	if out.Hint != "" {
+		t.Errorf("no job ID: hint %q", out.Hint)
+	}
+}

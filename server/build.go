@@ -274,7 +274,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: datasets, State: state,
+			Datasets: datasets, State: state, ExportListed: listsExport(cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites),
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
 			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,

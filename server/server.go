@@ -12,6 +12,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -230,6 +231,14 @@ func writingTools(svc Services) []listedTool {
 		})},
 		{ToolsetExport, exportTool(svc)},
 	}
+}
+
+// listsExport reports whether New lists export_results for these
+// settings, by the same selection, so that a cut result's hint
+// (query.Config.ExportListed) names it exactly when the agent can call it.
+func listsExport(sets []Toolset, readOnly, allowWrites bool) bool {
+	return slices.ContainsFunc(selectTools(Tools(Services{}, allowWrites), sets, readOnly, allowWrites),
+		func(t listedTool) bool { return t.tool.Name == "export_results" })
 }
 
 func executeDescription(allowWrites bool) string {
