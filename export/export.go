@@ -181,7 +181,7 @@ func (s *Service) result(ctx context.Context, in Input) (*query.ResultTable, err
 	case job != "":
 		return s.cfg.Queries.ResultOf(ctx, job, in.Location)
 	case sql != "":
-		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset})
+		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset, MaxExportBytes: s.cfg.MaxBytes})
 	}
 	return nil, bqerr.Invalid("sql or jobId is required", "Pass the SELECT to export in sql, or the jobId of a query you ran with execute_sql.")
 }
