@@ -1,14 +1,15 @@
 // Package export writes a query's whole result where the agent's context
-// never sees it: a local file (JSON Lines, CSV or Parquet) or a BigQuery
-// table. The
-// agent gets a link and counts; the rows go from BigQuery to the
+// never sees it: a local file (JSON Lines, CSV or Parquet), a BigQuery
+// table, or Cloud Storage objects that BigQuery writes itself (an extract
+// job). The agent gets a link and counts; the rows go from BigQuery to the
 // destination directly.
 //
 // The query runs through package query (RunToTable, ResultOf), so an
 // export passes every check execute_sql's jobs pass (read-only guard,
 // allowlist, budgets, confirmation, labels, location, job ownership) and
 // adds none of its own beyond where it may write: files only under
-// Config.Dir, tables only in Config.Dataset. The result table is read
+// Config.Dir, tables only in Config.Dataset, objects only under
+// Config.GCS. The result table is read
 // through the Storage Read API (Arrow, several streams at once) when the
 // reader has it, under resilience's export operation; JSON Lines uses
 // package rows' value rules, so a value reads as execute_sql returns it.
@@ -23,7 +24,6 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -59,22 +59,32 @@ type Config struct {
 	// Copier copies a result table into the export dataset; nil: table
 	// exports are refused.
 	Copier TableCopier
-	// Executor runs reads and copies under resilience.Export.
+	// Extractor extracts a result table to Cloud Storage; nil: Cloud
+	// Storage exports are refused.
+	Extractor TableExtractor
+	// Executor runs reads, copies and extracts under resilience.Export.
 	Executor *resilience.Executor
 	// Project is the default project (of Dataset without one).
 	Project string
 	// Dir (--export-dir) is the only folder files are written in.
 	Dir string
 	// Dataset (--export-dataset) is the only dataset tables are written
-	// in, project.dataset or dataset; empty: no table exports.
+	// in, project.dataset or dataset; empty: no table exports. The
+	// dataset allowlist does not apply to it: nothing but exports is
+	// written there, and the allowlist still decides what queries read.
 	Dataset string
+	// GCS (--export-gcs) is gs://bucket/prefix, the only place Cloud
+	// Storage objects are written (see ParseGCS); empty: none.
+	GCS string
+	// DefaultDestination is used when the agent names none: file, or gcs
+	// where local disk is the server's own (http with --export-gcs).
+	DefaultDestination string
 	// TableTTL (--export-table-ttl) is each exported table's expiration.
 	TableTTL time.Duration
-	// MaxBytes (--max-export-bytes) bounds one file; an export that would
-	// pass it fails and leaves nothing. Zero: DefaultMaxBytes.
+	// MaxBytes (--max-export-bytes) bounds one file, and a Cloud Storage
+	// export's result table; an export that would pass it fails and
+	// leaves nothing. Zero: DefaultMaxBytes.
 	MaxBytes int64
-	// Datasets is the allowlist: Dataset must be in it.
-	Datasets *governance.Allowlist
 }
 
 // Service exports results.
@@ -101,16 +111,17 @@ type Input struct {
 	DefaultDataset string            `json:"defaultDataset,omitempty"`
 	JobID          string            `json:"jobId,omitempty" jsonschema:"A finished query of yours: export its result without rerunning."`
 	Location       string            `json:"location,omitempty"`
-	Destination    string            `json:"destination,omitempty" jsonschema:"file (default) or table."`
+	Destination    string            `json:"destination,omitempty" jsonschema:"file (default; over http on the server's disk), table, or gcs (Cloud Storage; the default over http when the server has a bucket)."`
 	Format         string            `json:"format,omitempty" jsonschema:"jsonl (default), csv or parquet."`
-	Name           string            `json:"name,omitempty" jsonschema:"File or table name; default from the job ID."`
+	Name           string            `json:"name,omitempty" jsonschema:"File, table or gcs folder name (a/b allowed for gcs); default from the job ID."`
 	Overwrite      bool              `json:"overwrite,omitempty" jsonschema:"Replace an existing file or table."`
 }
 
 // Output is export_results' result: where the rows went and how many,
 // never the rows.
 type Output struct {
-	// URI is a file:// URI or bigquery://project/dataset/table.
+	// URI is a file:// URI, bigquery://project/dataset/table, or the
+	// gs://bucket/prefix/name/ folder of a Cloud Storage export.
 	URI         string   `json:"uri"`
 	Destination string   `json:"destination"`
 	Format      string   `json:"format,omitempty"`
@@ -126,12 +137,17 @@ type Output struct {
 	BytesBilled int64  `json:"bytesBilled"`
 	// Expires is when an exported table is deleted.
 	Expires string `json:"expires,omitempty"`
+	// Objects are the gs:// objects BigQuery wrote (the first
+	// maxListedObjects), ObjectCount how many there are.
+	Objects     []string `json:"objects,omitempty"`
+	ObjectCount int64    `json:"objectCount,omitempty"`
 }
 
 // Destinations.
 const (
 	toFile  = "file"
 	toTable = "table"
+	toGCS   = "gcs"
 )
 
 // Export runs or finds the query, then writes its result to the
@@ -139,7 +155,7 @@ const (
 // query runs, so a bad name costs no job.
 func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 	start := time.Now()
-	dest := strings.ToLower(cmp.Or(strings.TrimSpace(in.Destination), toFile))
+	dest := strings.ToLower(cmp.Or(strings.TrimSpace(in.Destination), s.cfg.DefaultDestination, toFile))
 	var target any
 	var err error
 	switch dest {
@@ -147,8 +163,10 @@ func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 		target, err = s.fileTarget(in)
 	case toTable:
 		target, err = s.tableTarget(in)
+	case toGCS:
+		target, err = s.gcsTarget(in)
 	default:
-		err = bqerr.Invalid("destination must be file or table", "Leave destination out for a local file.")
+		err = bqerr.Invalid("destination must be file, table or gcs", "Leave destination out for the server's default ("+cmp.Or(s.cfg.DefaultDestination, toFile)+").")
 	}
 	if err != nil {
 		return nil, err
@@ -163,6 +181,8 @@ func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 		out, err = s.toFile(ctx, t, res)
 	case *tableTarget:
 		out, err = s.toTable(ctx, t, res)
+	case *gcsTarget:
+		out, err = s.toGCS(ctx, t, res)
 	}
 	if err != nil {
 		return nil, bqerr.From(err).WithJobID(res.JobID)

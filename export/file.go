@@ -41,13 +41,9 @@ const (
 // a file directly in Dir; os.Root enforces the same when writing, and a
 // symlink already there is refused rather than followed or replaced.
 func (s *Service) fileTarget(in Input) (*fileTarget, error) {
-	format := strings.ToLower(strings.TrimSpace(in.Format))
-	switch format {
-	case "", "json", "jsonl", "ndjson":
-		format = formatJSONL
-	case formatCSV, formatParquet:
-	default:
-		return nil, bqerr.Invalid("format must be jsonl, csv or parquet", "Leave format out for JSON Lines.")
+	format, err := parseFormat(in.Format)
+	if err != nil {
+		return nil, err
 	}
 	t := &fileTarget{name: strings.TrimSpace(in.Name), format: format, overwrite: in.Overwrite}
 	if t.name == "" {
@@ -69,6 +65,19 @@ func (s *Service) fileTarget(in Input) (*fileTarget, error) {
 		}
 	}
 	return t, nil
+}
+
+// parseFormat reads an export's format: jsonl (the default), csv or
+// parquet.
+func parseFormat(f string) (string, error) {
+	format := strings.ToLower(strings.TrimSpace(f))
+	switch format {
+	case "", "json", "jsonl", "ndjson":
+		return formatJSONL, nil
+	case formatCSV, formatParquet:
+		return format, nil
+	}
+	return "", bqerr.Invalid("format must be jsonl, csv or parquet", "Leave format out for JSON Lines.")
 }
 
 // toFile reads the result table into a temporary file in Dir and, when

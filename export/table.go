@@ -42,8 +42,11 @@ type TableCopier interface {
 }
 
 // tableTarget checks a table destination before anything runs: the
-// operator named the dataset (--export-dataset), the allowlist allows it,
-// and the agent picks only the table's name.
+// operator named the dataset (--export-dataset) and the agent picks only
+// the table's name. The dataset allowlist does not apply: the operator
+// named this dataset for exports, so it is allowed implicitly as a copy
+// target (which is also why a read-only server may export to it); reading
+// it back is a query like any other, under the allowlist.
 func (s *Service) tableTarget(in Input) (*tableTarget, error) {
 	ds := strings.TrimSpace(s.cfg.Dataset)
 	if ds == "" || s.cfg.Copier == nil {
@@ -62,9 +65,6 @@ func (s *Service) tableTarget(in Input) (*tableTarget, error) {
 			return nil, bqerr.Invalid("name must be a plain table ID, without a wildcard or decorator", "Give a table name such as orders_2024.")
 		}
 	}
-	if s.cfg.Datasets.Enabled() && !s.cfg.Datasets.Allows(t.project, t.dataset) {
-		return nil, s.cfg.Datasets.Denied(fmt.Sprintf("the export dataset %s.%s is outside this server's dataset allowlist", t.project, t.dataset))
-	}
 	return t, nil
 }
 
@@ -76,7 +76,8 @@ func (s *Service) toTable(ctx context.Context, t *tableTarget, res *query.Result
 		t.name = "export_" + res.JobID
 	}
 	expires := time.Now().Add(s.cfg.TableTTL).UTC()
-	spec := CopySpec{JobID: res.JobID + "_copy", Location: res.Location, Labels: governance.JobLabels(ctx), Overwrite: t.overwrite, Expires: expires}
+	// A fresh ID per export: a jobId exported twice must start two copies.
+	spec := CopySpec{JobID: res.JobID + "_copy_" + randomSuffix(), Location: res.Location, Labels: governance.JobLabels(ctx), Overwrite: t.overwrite, Expires: expires}
 	dst := &bigquery.Table{ProjectID: t.project, DatasetID: t.dataset, TableID: t.name}
 	out := &Output{URI: "bigquery://" + t.project + "/" + t.dataset + "/" + t.name, Expires: expires.Format(time.RFC3339)}
 	err := s.cfg.Executor.Do(ctx, resilience.Export, t.project, func(ctx context.Context) error {

@@ -99,7 +99,7 @@ func TestClientCopierCopiesOnce(t *testing.T) {
 	c := fake.job.Configuration
 	if c.Copy == nil || len(c.Copy.SourceTables) != 1 || c.Copy.SourceTables[0].TableId != "anon1" || c.Copy.DestinationTable.DatasetId != "exports" ||
 		c.Copy.DestinationTable.TableId != "campaign" || c.Copy.WriteDisposition != "WRITE_EMPTY" ||
-		fake.job.JobReference.JobId != "bqmcp_job1_copy" || c.Labels["mcp_tool"] != "export_results" {
+		!strings.HasPrefix(fake.job.JobReference.JobId, "bqmcp_job1_copy_") || c.Labels["mcp_tool"] != "export_results" {
 		t.Errorf("copy job = %+v %+v", fake.job.JobReference, c.Copy)
 	}
 	if fake.patch == nil || fake.patch.ExpirationTime < time.Now().Add(DefaultTableTTL-time.Minute).UnixMilli() {

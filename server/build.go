@@ -80,13 +80,18 @@ type Config struct {
 	// Export configures export_results (toolset export): ExportDir
 	// (--export-dir) is the only folder it writes files in, ExportDataset
 	// (--export-dataset) the only dataset it writes tables in, each
-	// expiring after ExportTableTTL (--export-table-ttl). StorageEndpoint
+	// expiring after ExportTableTTL (--export-table-ttl), ExportGCS
+	// (--export-gcs, gs://bucket/prefix) the only place it has BigQuery
+	// write Cloud Storage objects. ExportDestination is the destination
+	// when the agent names none (empty: file). StorageEndpoint
 	// (--storage-endpoint, host:port, plaintext, no credentials) points the
 	// Storage Read API at an emulator.
-	ExportDir       string
-	ExportDataset   string
-	ExportTableTTL  time.Duration
-	StorageEndpoint string
+	ExportDir         string
+	ExportDataset     string
+	ExportTableTTL    time.Duration
+	ExportGCS         string
+	ExportDestination string
+	StorageEndpoint   string
 	// MaxExportBytes (--max-export-bytes) bounds one exported file.
 	MaxExportBytes int64
 	// Stateless is set for stateless HTTP, where the server cannot send
@@ -163,6 +168,7 @@ func (c Config) Validate() error {
 		problems = append(problems, "max-bytes-per-session, max-bytes-per-day and confirm-above-bytes must not be negative")
 	}
 	problems = append(problems, checkToolsets(c.Toolsets, c.ReadOnly, c.AllowWrites)...)
+	problems = append(problems, checkExport(c)...)
 	if c.State != "" && c.State != "memory" && !governance.IsRedisURL(c.State) {
 		problems = append(problems, "state must be memory or a redis:// or rediss:// URL")
 	}
@@ -286,7 +292,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	}
 	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
 	var exportClient *bigquery.Client
-	if svc.Export, exportClient, err = buildExport(ctx, cfg, conn, runner, svc.Query, datasets, log); err != nil {
+	if svc.Export, exportClient, err = buildExport(ctx, cfg, conn, runner, svc.Query, log); err != nil {
 		client.Close()
 		return nil, err
 	}

@@ -17,11 +17,12 @@ import (
 func exportTool(svc Services) toolSpec {
 	spec := newTool(&mcp.Tool{
 		Name:        "export_results",
-		Description: `Write a SELECT's (or finished jobId's) whole result to a local file (jsonl, csv, parquet) or a table. Returns a link and counts, not rows. Checked as execute_sql.`,
+		Description: `Write a SELECT's (or finished jobId's) whole result to a file (jsonl, csv, parquet), a table or Cloud Storage (gcs). Returns links and counts, not rows. Checked as execute_sql.`,
 		Annotations: &mcp.ToolAnnotations{
 			Title:        "Export results",
 			ReadOnlyHint: false,
-			// overwrite: true replaces a file or table.
+			// overwrite: true replaces a file or table; gcs objects of the
+			// same name are replaced.
 			DestructiveHint: ptr(true),
 			IdempotentHint:  false,
 			OpenWorldHint:   ptr(false),
@@ -40,27 +41,37 @@ func exportTool(svc Services) toolSpec {
 	return spec
 }
 
-// exportResult is the result of an export: the link, then the JSON.
+// exportResult is the result of an export: the links (the file, the
+// table, or each Cloud Storage object listed), then the JSON.
 func exportResult(o *export.Output) (*mcp.CallToolResult, error) {
 	b, err := json.Marshal(o)
 	if err != nil {
 		return nil, bqerr.New(bqerr.Internal, "the result could not be encoded").WithCause(err)
 	}
-	link := &mcp.ResourceLink{URI: o.URI, Name: path.Base(o.URI), MIMEType: "application/json"}
+	mime := "application/json"
 	switch o.Format {
 	case "jsonl":
-		link.MIMEType = "application/jsonl"
+		mime = "application/jsonl"
 	case "csv":
-		link.MIMEType = "text/csv"
+		mime = "text/csv"
 	case "parquet":
-		link.MIMEType = "application/vnd.apache.parquet"
+		mime = "application/vnd.apache.parquet"
 	}
-	if o.Destination == "file" {
-		size := o.Bytes
-		link.Size = &size
+	var content []mcp.Content
+	uris := []string{o.URI}
+	if len(o.Objects) > 0 {
+		uris = o.Objects
+	}
+	for _, uri := range uris {
+		link := &mcp.ResourceLink{URI: uri, Name: path.Base(uri), MIMEType: mime}
+		if o.Destination == "file" {
+			size := o.Bytes
+			link.Size = &size
+		}
+		content = append(content, link)
 	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{link, &mcp.TextContent{Text: string(b)}},
+		Content:           append(content, &mcp.TextContent{Text: string(b)}),
 		StructuredContent: json.RawMessage(b),
 	}, nil
 }

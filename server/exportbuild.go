@@ -13,7 +13,6 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/export"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -23,7 +22,7 @@ import (
 // connection). Its client is a second one on the same authenticated,
 // guarded HTTP client, with the Storage Read API on where its credentials
 // can reach it over gRPC.
-func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resilience.Executor, q *query.Service, datasets *governance.Allowlist, log *slog.Logger) (*export.Service, *bigquery.Client, error) {
+func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resilience.Executor, q *query.Service, log *slog.Logger) (*export.Service, *bigquery.Client, error) {
 	if !slices.Contains(cfg.Toolsets, ToolsetExport) {
 		return nil, nil, nil
 	}
@@ -42,9 +41,10 @@ func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resi
 	}
 	svc := export.NewService(export.Config{
 		Queries: q, Reader: export.ClientReader{Client: client}, Copier: export.ClientCopier{Client: client},
-		Executor: runner, Project: cfg.Project, Dir: cfg.ExportDir, Dataset: cfg.ExportDataset, TableTTL: cfg.ExportTableTTL,
+		Extractor: export.ClientExtractor{Client: client},
+		Executor:  runner, Project: cfg.Project, Dir: cfg.ExportDir, Dataset: cfg.ExportDataset, TableTTL: cfg.ExportTableTTL,
+		GCS: cfg.ExportGCS, DefaultDestination: cfg.ExportDestination,
 		MaxBytes: cfg.MaxExportBytes,
-		Datasets: datasets,
 	})
 	return svc, client, nil
 }
@@ -65,4 +65,26 @@ func storageOptions(cfg Config) ([]option.ClientOption, bool) {
 		return []option.ClientOption{option.WithCredentialsFile(cfg.CredentialsFile)}, true //nolint:staticcheck // the file the HTTP client uses too
 	}
 	return nil, true
+}
+
+// checkExport reports export settings that cannot work: a --export-gcs
+// that is not gs://bucket[/prefix], and a default destination of gcs
+// without one.
+func checkExport(c Config) []string {
+	var problems []string
+	if c.ExportGCS != "" {
+		if _, err := export.ParseGCS(c.ExportGCS); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	switch c.ExportDestination {
+	case "", "file", "table":
+	case "gcs":
+		if c.ExportGCS == "" {
+			problems = append(problems, "export destination gcs needs export-gcs")
+		}
+	default:
+		problems = append(problems, fmt.Sprintf("export destination %q must be file, table or gcs", c.ExportDestination))
+	}
+	return problems
 }

@@ -17,10 +17,12 @@ const (
 	ToolsetQuery  Toolset = "query"  // execute_sql, dry_run_sql, get_query_results
 	ToolsetJobs   Toolset = "jobs"   // get_job, cancel_job
 	ToolsetWrite  Toolset = "write"  // insert_rows; only with --allow-writes
-	// ToolsetExport is export_results. It writes files and tables, so it
-	// is listed only when asked for, and --read-only hides it; it needs no
-	// --allow-writes, since it runs only SELECTs and writes only where the
-	// operator said (--export-dir, --export-dataset).
+	// ToolsetExport is export_results. It writes files, tables and Cloud
+	// Storage objects, so it is listed only when asked for. It needs no
+	// --allow-writes and stays under --read-only: it runs only SELECTs
+	// (the read-only guard holds) and writes only where the operator said
+	// (--export-dir, --export-dataset, --export-gcs), places nothing else
+	// writes to.
 	ToolsetExport Toolset = "export"
 	alwaysOn      Toolset = ""
 )
@@ -105,7 +107,9 @@ type listedTool struct {
 // and the always-on ones. readOnly then drops every tool whose annotations
 // say it may write, whatever toolsets are chosen: the annotations decide,
 // not a list of names, so a new writing tool is hidden without anyone
-// remembering to. The write toolset is never listed without allowWrites.
+// remembering to. The one exception is the export toolset, whose writes
+// go only to the operator's export places (ToolsetExport). The write
+// toolset is never listed without allowWrites.
 func selectTools(all []listedTool, sets []Toolset, readOnly, allowWrites bool) []listedTool {
 	if sets == nil {
 		sets = DefaultToolsets()
@@ -115,7 +119,7 @@ func selectTools(all []listedTool, sets []Toolset, readOnly, allowWrites bool) [
 		switch {
 		case t.set != alwaysOn && !slices.Contains(sets, t.set):
 		case t.set == ToolsetWrite && !allowWrites:
-		case readOnly && writes(t):
+		case readOnly && writes(t) && t.set != ToolsetExport:
 		default:
 			out = append(out, t)
 		}

@@ -77,10 +77,13 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 		{"write without allow-writes", Options{Toolsets: all}, sorted(schemaTools, queryTools, jobTools, []string{"export_results"}, always)},
 		{"export", Options{Toolsets: []Toolset{ToolsetExport}}, sorted([]string{"export_results"}, always)},
 		{"read-only", Options{ReadOnly: true}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
-		{"read-only, all", Options{ReadOnly: true, Toolsets: all}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
+		// export_results stays under --read-only: it runs only SELECTs and
+		// writes only to the operator's export places.
+		{"read-only, all", Options{ReadOnly: true, Toolsets: all}, sorted(schemaTools, queryTools, []string{"get_job", "export_results"}, always)},
+		{"read-only, export", Options{ReadOnly: true, Toolsets: []Toolset{ToolsetQuery, ToolsetExport}}, sorted(queryTools, []string{"export_results"}, always)},
 		// Also refused by Config.Validate. Were it allowed, execute_sql
 		// would be annotated as writing, and read-only would hide it.
-		{"read-only with writes", Options{ReadOnly: true, AllowWrites: true, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job"}, always)},
+		{"read-only with writes", Options{ReadOnly: true, AllowWrites: true, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job", "export_results"}, always)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, instr := listTools(t, c.opts)

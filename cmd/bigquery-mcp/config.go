@@ -128,12 +128,13 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
 	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
 	envVar(fs, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
-	envVar(fs, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; it must be in --datasets when that is set (default: no table exports)")
+	envVar(fs, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; --datasets need not name it, and does not let queries read it unless it does (default: no table exports)")
+	envVar(fs, stringKind, &s.ExportGCS, "export-gcs", "", "gs://bucket/prefix under which export_results has BigQuery write Cloud Storage objects (an extract job); the agent names only a folder below it. Over http it is the default destination (default: no Cloud Storage exports)")
 	envVar(fs, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
 	envVar(fs, int64Kind, &s.MaxExportBytes, "max-export-bytes", export.DefaultMaxBytes, "most bytes one file export_results writes; an export that would pass it fails and leaves nothing")
 	envVar(fs, stringKind, &s.StorageEndpoint, "storage-endpoint", "", "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
 	envVar(fs, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
-	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; refused together with --allow-writes")
+	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; export_results stays (only SELECTs, written only to the --export-* places); refused together with --allow-writes")
 	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
 	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql, get_query_results and preview_table return when the agent does not say; their maxRows schemas state it")
 	envVar(fs, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
@@ -224,6 +225,10 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 		t.authMode = string(auth.None)
 	}
 	s.Auth = auth.Mode(t.authMode)
+	if s.command == "http" && s.ExportGCS != "" {
+		// An http server's disk is its own (on Cloud Run, ephemeral).
+		s.ExportDestination = "gcs"
+	}
 	if s.clientAuth.Mode == clientauth.OAuth {
 		// Each user's own token goes to BigQuery; the server has none.
 		if explicitAuth {

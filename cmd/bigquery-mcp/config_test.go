@@ -279,3 +279,24 @@ func TestToolsetContradictionsFailAtStartup(t *testing.T) {
 		}
 	}
 }
+
+// Over http, --export-gcs makes Cloud Storage export_results' default
+// destination (an instance's disk is its own); on stdio files stay the
+// default, and without a bucket nothing changes.
+func TestExportDefaultDestination(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"http", "--export-gcs", "gs://bkt/exports"}, nil, "gcs"},
+		{[]string{"http"}, map[string]string{"BIGQUERY_EXPORT_GCS": "gs://bkt"}, "gcs"},
+		{[]string{"--export-gcs", "gs://bkt/exports"}, nil, ""},
+		{[]string{"http"}, nil, ""},
+	} {
+		s, err := parseArgs(c.args, env(c.env))
+		if err != nil || s.ExportDestination != c.want {
+			t.Errorf("%v %v: destination %q, %v; want %q", c.args, c.env, s.ExportDestination, err, c.want)
+		}
+	}
+}

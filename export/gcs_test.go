@@ -1,0 +1,246 @@
+package export
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"cloud.google.com/go/bigquery"
+	bq "google.golang.org/api/bigquery/v2"
+	"google.golang.org/api/option"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+)
+
+// extractBigQuery answers an extract's tables.get of the result table,
+// jobs.insert and jobs.get as the BigQuery REST reference documents
+// (configuration.extract in, statistics.extract.destinationUriFileCounts
+// out, in the order of destinationUris), and keeps what was sent. The
+// emulator (v0.6.6) cannot write to Cloud Storage, so the gcs path is held
+// to this fake.
+type extractBigQuery struct {
+	mu       sync.Mutex
+	job      *bq.Job
+	requests []string
+	inserts  int
+	// files is what the finished job reports for its one URI.
+	files int64
+	// numBytes is the result table's size.
+	numBytes int64
+	// lostAnswer makes the first insert reach BigQuery and its answer fail
+	// (503), so the retry meets 409 duplicate.
+	lostAnswer bool
+	// failure, when set, is the finished job's errorResult.
+	failure *bq.ErrorProto
+}
+
+func (f *extractBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+	reply := func(status int, v any) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		json.NewEncoder(w).Encode(v)
+	}
+	apiError := func(status int, reason, msg string) {
+		reply(status, map[string]any{"error": map[string]any{"code": status, "message": msg,
+			"errors": []map[string]any{{"reason": reason, "message": msg}}}})
+	}
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/projects/p/datasets/_anon/tables/anon1":
+		reply(http.StatusOK, &bq.Table{TableReference: &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon1"},
+			NumRows: 1500, NumBytes: f.numBytes, Type: "TABLE",
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "id", Type: "INTEGER"}, {Name: "s", Type: "STRING"}}}})
+	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
+		f.inserts++
+		if f.job != nil {
+			apiError(http.StatusConflict, "duplicate", "Already Exists: Job p:US."+f.job.JobReference.JobId)
+			return
+		}
+		var job bq.Job
+		json.NewDecoder(r.Body).Decode(&job)
+		job.Status = &bq.JobStatus{State: "DONE", ErrorResult: f.failure}
+		if f.failure != nil {
+			job.Status.Errors = []*bq.ErrorProto{f.failure}
+		} else {
+			job.Statistics = &bq.JobStatistics{Extract: &bq.JobStatistics4{DestinationUriFileCounts: []int64{f.files}}}
+		}
+		f.job = &job
+		if f.lostAnswer {
+			apiError(http.StatusServiceUnavailable, "backendError", "try again")
+			return
+		}
+		reply(http.StatusOK, &job)
+	case r.Method == http.MethodGet && f.job != nil && r.URL.Path == "/projects/p/jobs/"+f.job.JobReference.JobId:
+		reply(http.StatusOK, f.job)
+	default:
+		apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+r.URL.Path)
+	}
+}
+
+// newGCSService is a Service whose extracts go to fake through the client
+// library, under the guard every BigQuery client of the server has.
+func newGCSService(t *testing.T, fake *extractBigQuery, q *fakeQueries) *Service {
+	t.Helper()
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	client, err := bigquery.NewClient(context.Background(), "p", option.WithEndpoint(srv.URL),
+		option.WithHTTPClient(&http.Client{Transport: &resilience.Transport{}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	s := newTestService(t, &fakeReader{}, q)
+	s.cfg.Extractor, s.cfg.GCS = ClientExtractor{Client: client}, "gs://bkt/exports/"
+	return s
+}
+
+// TestGCSExportExtractsOnce: the extract job reads the query's result
+// table and writes under the operator's prefix (a wildcard URI in the
+// agent's folder, the format's destinationFormat, the call's labels, the
+// result's location, a job ID chosen up front); a retry after a lost
+// answer (503) meets 409 duplicate and waits for that job, so exactly one
+// job exists; the answer names every object from destinationUriFileCounts,
+// shard numbers as BigQuery writes them.
+func TestGCSExportExtractsOnce(t *testing.T) {
+	fake := &extractBigQuery{lostAnswer: true, files: 3, numBytes: 4096}
+	s := newGCSService(t, fake, &fakeQueries{})
+	out, err := s.Export(contextWithLabels(context.Background()), Input{SQL: "SELECT 1", Destination: "gcs", Format: "csv", Name: "team/q1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fake.inserts != 2 {
+		t.Errorf("%d extract inserts, want 2 (the lost answer and its retry)", fake.inserts)
+	}
+	ref, c := fake.job.JobReference, fake.job.Configuration
+	if !strings.HasPrefix(ref.JobId, "bqmcp_job1_extract_") || ref.Location != "US" || c.Labels["mcp_tool"] != "export_results" {
+		t.Errorf("job = %+v, labels %v", ref, c.Labels)
+	}
+	const pattern = "gs://bkt/exports/team/q1/part-*.csv"
+	if x := c.Extract; x == nil || x.SourceTable == nil || x.SourceTable.DatasetId != "_anon" || x.SourceTable.TableId != "anon1" ||
+		!slices.Equal(x.DestinationUris, []string{pattern}) || x.DestinationFormat != "CSV" || (x.PrintHeader != nil && !*x.PrintHeader) {
+		t.Errorf("extract = %+v", c.Extract)
+	}
+	want := []string{"gs://bkt/exports/team/q1/part-000000000000.csv", "gs://bkt/exports/team/q1/part-000000000001.csv",
+		"gs://bkt/exports/team/q1/part-000000000002.csv"}
+	if !slices.Equal(out.Objects, want) || out.ObjectCount != 3 || out.URI != "gs://bkt/exports/team/q1/" ||
+		out.Destination != "gcs" || out.Format != "csv" || out.Rows != 1500 || out.Bytes != 4096 ||
+		!slices.Equal(out.Columns, []string{"id", "s"}) || out.JobID != "bqmcp_job1" {
+		t.Errorf("output = %+v", out)
+	}
+
+	// Each format maps to its destinationFormat; the default name is the
+	// query's job ID.
+	for format, want := range map[string]string{"": "NEWLINE_DELIMITED_JSON", "parquet": "PARQUET"} {
+		fake := &extractBigQuery{files: 1}
+		out, err := newGCSService(t, fake, &fakeQueries{}).Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs", Format: format})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fake.job.Configuration.Extract; got.DestinationFormat != want || !strings.HasPrefix(got.DestinationUris[0], "gs://bkt/exports/bqmcp_job1/part-*.") {
+			t.Errorf("format %q: extract %+v", format, got)
+		}
+		if len(out.Objects) != 1 || !strings.HasSuffix(out.Objects[0], "000000000000."+out.Format) {
+			t.Errorf("format %q: objects %v", format, out.Objects)
+		}
+	}
+}
+
+// TestGCSExportRefusals: a name that would leave the operator's prefix, a
+// server without --export-gcs, and a result over --max-export-bytes are
+// refused before any job; only the last runs the query (its size is the
+// result's).
+func TestGCSExportRefusals(t *testing.T) {
+	fake := &extractBigQuery{files: 1}
+	q := &fakeQueries{}
+	s := newGCSService(t, fake, q)
+	for _, name := range []string{"../up", "/abs", "a/../b", "a//b", "a/", ".hidden", "a/.b", `a\b`, "a b", "x*", "gs://other/x", "%2e%2e",
+		strings.Repeat("n", maxGCSName+1)} {
+		_, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs", Name: name})
+		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.InvalidArgument {
+			t.Errorf("name %q: %v, want INVALID_ARGUMENT", name, err)
+		}
+	}
+	if len(fake.requests) != 0 || q.runs.Load() != 0 {
+		t.Errorf("refused names sent %v and ran %d queries", fake.requests, q.runs.Load())
+	}
+
+	s.cfg.GCS = ""
+	_, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs"})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.InvalidArgument || !strings.Contains(e.Hint, "--export-gcs") {
+		t.Errorf("gcs without --export-gcs: %v, want INVALID_ARGUMENT with a hint naming --export-gcs", err)
+	}
+	if q.runs.Load() != 0 {
+		t.Error("a gcs export without --export-gcs ran its query")
+	}
+
+	s.cfg.GCS, s.cfg.MaxBytes, fake.numBytes = "gs://bkt", 1000, 1001
+	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs"})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted || e.Details.JobID != "bqmcp_job1" {
+		t.Errorf("over --max-export-bytes: %v, want RESOURCE_EXHAUSTED naming the query's job", err)
+	}
+	if fake.inserts != 0 {
+		t.Errorf("a result over --max-export-bytes started %d extract jobs", fake.inserts)
+	}
+}
+
+// TestGCSExportJobFails: an extract job that fails (CSV of a nested
+// result) surfaces as a structured error naming the query's job, with no
+// retry of a job BigQuery refused.
+func TestGCSExportJobFails(t *testing.T) {
+	fake := &extractBigQuery{failure: &bq.ErrorProto{Reason: "invalid", Message: "Operation cannot be performed on a nested schema. Field: items"}}
+	s := newGCSService(t, fake, &fakeQueries{})
+	_, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs", Format: "csv"})
+	e, ok := bqerr.As(err)
+	if !ok || (e.Code != bqerr.SchemaError && e.Code != bqerr.InvalidArgument) || e.Retryable || !strings.Contains(e.Message, "nested schema") || e.Details.JobID != "bqmcp_job1" {
+		t.Fatalf("failed extract: %#v", err)
+	}
+	if fake.inserts != 1 {
+		t.Errorf("%d extract inserts for a job that failed, want 1", fake.inserts)
+	}
+}
+
+// TestGCSDefaultDestination: a server whose default destination is gcs
+// (http with --export-gcs) extracts when the agent names none; file and
+// table stay reachable by name.
+func TestGCSDefaultDestination(t *testing.T) {
+	fake := &extractBigQuery{files: 2}
+	s := newGCSService(t, fake, &fakeQueries{})
+	s.cfg.DefaultDestination = "gcs"
+	out, err := s.Export(context.Background(), Input{SQL: "SELECT 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Destination != "gcs" || out.ObjectCount != 2 || fake.inserts != 1 {
+		t.Errorf("default destination: %+v after %d inserts", out, fake.inserts)
+	}
+	s.cfg.Reader = &fakeReader{schema: testSchema, rows: testRows(3)}
+	if out, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "file"}); err != nil || out.Destination != "file" {
+		t.Errorf("an explicit file export on a gcs-default server: %+v, %v", out, err)
+	}
+}
+
+// TestParseGCS: --export-gcs takes gs://bucket or gs://bucket/prefix, and
+// nothing that could make the prefix ambiguous.
+func TestParseGCS(t *testing.T) {
+	for in, want := range map[string]string{
+		"gs://bkt": "gs://bkt/", "gs://bkt/": "gs://bkt/", "gs://my-bkt.example/a/b/": "gs://my-bkt.example/a/b/", "gs://b_k/x": "gs://b_k/x/",
+	} {
+		got, err := ParseGCS(in)
+		if err != nil || got.URI() != want {
+			t.Errorf("ParseGCS(%q) = %q, %v, want %q", in, got.URI(), err, want)
+		}
+	}
+	for _, in := range []string{"", "bkt/x", "s3://bkt", "gs://", "gs://BKT", "gs://b", "gs://bkt//x", "gs://bkt/../x", "gs://bkt/a*", "gs://bkt/./x", "gs://bkt/a\nb"} {
+		if _, err := ParseGCS(in); err == nil {
+			t.Errorf("ParseGCS(%q) accepted", in)
+		}
+	}
+}
