@@ -82,7 +82,9 @@ func TestBinaryListsTheChosenToolsets(t *testing.T) {
 		{nil, sortedNames(schemaTools, queryTools, []string{"cancel_job", "get_job"}, always)},
 		{[]string{"--toolsets", "query"}, sortedNames(queryTools, always)},
 		{[]string{"--read-only"}, sortedNames(schemaTools, queryTools, []string{"get_job"}, always)},
-		{[]string{"--toolsets", "all", "--read-only"}, sortedNames(schemaTools, queryTools, []string{"get_job"}, always)},
+		// export_results stays under --read-only: only SELECTs, written only
+		// to the --export-* places.
+		{[]string{"--toolsets", "all", "--read-only"}, sortedNames(schemaTools, queryTools, []string{"get_job", "export_results"}, always)},
 		{[]string{"--toolsets", "all", "--allow-writes"}, sortedNames(schemaTools, queryTools, []string{"cancel_job", "get_job", "insert_rows", "export_results"}, always)},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
