@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
@@ -38,6 +39,9 @@ type extractBigQuery struct {
 	lostAnswer bool
 	// failure, when set, is the finished job's errorResult.
 	failure *bq.ErrorProto
+	// running keeps the job RUNNING until it is cancelled.
+	running   bool
+	cancelled int
 }
 
 func (f *extractBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -67,6 +71,9 @@ func (f *extractBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var job bq.Job
 		json.NewDecoder(r.Body).Decode(&job)
 		job.Status = &bq.JobStatus{State: "DONE", ErrorResult: f.failure}
+		if f.running {
+			job.Status.State = "RUNNING"
+		}
 		if f.failure != nil {
 			job.Status.Errors = []*bq.ErrorProto{f.failure}
 		} else {
@@ -80,6 +87,10 @@ func (f *extractBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		reply(http.StatusOK, &job)
 	case r.Method == http.MethodGet && f.job != nil && r.URL.Path == "/projects/p/jobs/"+f.job.JobReference.JobId:
 		reply(http.StatusOK, f.job)
+	case r.Method == http.MethodPost && f.job != nil && r.URL.Path == "/projects/p/jobs/"+f.job.JobReference.JobId+"/cancel":
+		f.cancelled++
+		f.job.Status.State = "DONE"
+		reply(http.StatusOK, &bq.JobCancelResponse{Job: f.job})
 	default:
 		apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+r.URL.Path)
 	}
@@ -242,5 +253,23 @@ func TestParseGCS(t *testing.T) {
 		if _, err := ParseGCS(in); err == nil {
 			t.Errorf("ParseGCS(%q) accepted", in)
 		}
+	}
+}
+
+// TestGCSExportCancelStopsTheJob: an export whose caller goes away while
+// the extract runs cancels that job (jobs.cancel), so nothing goes on
+// writing unseen.
+func TestGCSExportCancelStopsTheJob(t *testing.T) {
+	fake := &extractBigQuery{running: true, files: 1}
+	s := newGCSService(t, fake, &fakeQueries{})
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := s.Export(ctx, Input{SQL: "SELECT 1", Destination: "gcs"}); err == nil {
+		t.Fatal("an export whose caller went away succeeded")
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.inserts != 1 || fake.cancelled != 1 {
+		t.Errorf("%d inserts, %d cancels; want the one job, cancelled once", fake.inserts, fake.cancelled)
 	}
 }
