@@ -111,7 +111,7 @@ func (e *Emulator) Close() {
 func (e *Emulator) StorageAddr() (string, error) {
 	e.storageOnce.Do(func() {
 		var f *StorageFront
-		if f, e.storageErr = serveStorage(e.test, StorageOptions{}); f != nil {
+		if f, e.storageErr = serveStorage(e.test, "", StorageOptions{}); f != nil {
 			e.storageAddr, e.storage = f.Addr, f.Close
 		}
 	})

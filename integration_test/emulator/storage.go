@@ -36,6 +36,12 @@ type StorageOptions struct {
 	FailAfterBatches int
 	// BatchDelay is waited before each batch is sent (a slow read).
 	BatchDelay time.Duration
+	// BigQueryArrow serves sessions in BigQuery's own Arrow types (see
+	// bqArrow), from the rows the emulator returns through tabledata.list,
+	// instead of the emulator's Arrow encoder, which cannot carry DATETIME,
+	// REPEATED fields or exact NUMERIC. Batches are BatchRows rows (10,000
+	// when 0).
+	BigQueryArrow bool
 }
 
 // StorageFront is a running Storage Read front with its own knobs and
@@ -50,7 +56,7 @@ type StorageFront struct {
 // StartStorageFront starts a Storage Read front of its own, with opts, in
 // front of the same emulator as StorageAddr's. Close it when done.
 func (e *Emulator) StartStorageFront(opts StorageOptions) (*StorageFront, error) {
-	return serveStorage(e.test, opts)
+	return serveStorage(e.test, e.URL, opts)
 }
 
 // Close stops the front.
@@ -106,6 +112,8 @@ type storageFront struct {
 	storagepb.UnimplementedBigQueryReadServer
 	backend storagepb.BigQueryReadClient
 	opts    StorageOptions
+	// bq, when set, serves sessions itself (StorageOptions.BigQueryArrow).
+	bq *bqArrow
 
 	sessions, batches, faults, cancelled atomic.Int64
 	fired                                atomic.Bool
@@ -120,6 +128,9 @@ func (f *storageFront) CreateReadSession(ctx context.Context, req *storagepb.Cre
 	}
 	req.MaxStreamCount, req.PreferredMinStreamCount = 1, 0
 	f.sessions.Add(1)
+	if f.bq != nil {
+		return f.bq.createReadSession(ctx, req)
+	}
 	sess, err := f.backend.CreateReadSession(ctx, req)
 	if err != nil {
 		return nil, err
@@ -135,11 +146,7 @@ func (f *storageFront) ReadRows(req *storagepb.ReadRowsRequest, stream storagepb
 	f.offsets = append(f.offsets, req.Offset)
 	f.mu.Unlock()
 	ctx := stream.Context()
-	rows, err := f.backend.ReadRows(ctx, req)
-	if err != nil {
-		return err
-	}
-	skip, sent := req.Offset, 0
+	sent := 0
 	send := func(resp *storagepb.ReadRowsResponse) error {
 		if f.opts.FailAfterBatches > 0 && sent == f.opts.FailAfterBatches && f.fired.CompareAndSwap(false, true) {
 			f.faults.Add(1)
@@ -163,6 +170,14 @@ func (f *storageFront) ReadRows(req *storagepb.ReadRowsRequest, stream storagepb
 		f.batches.Add(1)
 		return nil
 	}
+	if f.bq != nil {
+		return f.bq.readRows(ctx, req, f.opts.BatchRows, send)
+	}
+	rows, err := f.backend.ReadRows(ctx, req)
+	if err != nil {
+		return err
+	}
+	skip := req.Offset
 	for {
 		resp, err := rows.Recv()
 		if errors.Is(err, io.EOF) {
@@ -189,7 +204,7 @@ func (f *storageFront) ReadRows(req *storagepb.ReadRowsRequest, stream storagepb
 		}
 		parts, err := rebatch(batch.SerializedRecordBatch, skip, f.opts.BatchRows)
 		if err != nil {
-			return status.Errorf(codes.Internal, "storage front: %v", err)
+			return status.Errorf(codes.FailedPrecondition, "storage front: %v", err)
 		}
 		skip = max(0, skip-resp.RowCount)
 		for _, p := range parts {
@@ -255,7 +270,14 @@ func (f *storageFront) SplitReadStream(ctx context.Context, req *storagepb.Split
 // serveStorage serves storageFront on a TCP port of the loopback
 // interface, passing calls to the test server's in-memory listener. Close
 // ends both.
-func serveStorage(ts *server.TestServer, opts StorageOptions) (*StorageFront, error) {
+func serveStorage(ts *server.TestServer, restURL string, opts StorageOptions) (*StorageFront, error) {
+	var bq *bqArrow
+	if opts.BigQueryArrow {
+		var err error
+		if bq, err = newBQArrow(restURL); err != nil {
+			return nil, err
+		}
+	}
 	// The emulator sends a stream's rows in one message: take it whole.
 	conn, err := grpc.NewClient("passthrough:///emulator", ts.DialerOption, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(1<<30)))
@@ -267,11 +289,17 @@ func serveStorage(ts *server.TestServer, opts StorageOptions) (*StorageFront, er
 		conn.Close()
 		return nil, err
 	}
+	stop := func() {
+		conn.Close()
+		if bq != nil {
+			bq.Close()
+		}
+	}
 	srv := grpc.NewServer()
-	front := &storageFront{backend: storagepb.NewBigQueryReadClient(conn), opts: opts}
+	front := &storageFront{backend: storagepb.NewBigQueryReadClient(conn), opts: opts, bq: bq}
 	storagepb.RegisterBigQueryReadServer(srv, front)
 	go srv.Serve(l)
-	return &StorageFront{Addr: l.Addr().String(), front: front, stop: func() { srv.Stop(); conn.Close() }}, nil
+	return &StorageFront{Addr: l.Addr().String(), front: front, stop: func() { srv.Stop(); stop() }}, nil
 }
 
 // schemaLength is the length of the first message (the schema) of an
