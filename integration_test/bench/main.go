@@ -2,8 +2,9 @@
 // the emulator, side by side in one run (`make bench`): query latency with
 // the read-only verdict cold and warm, requests at the wire per tool call,
 // cached schema reads, start-up time and memory, a large read's peak memory,
-// and the query latency again behind a proxy that adds a fixed delay to
-// every BigQuery request. docs/performance.md records a run.
+// the query latency again behind a proxy that adds a fixed delay to every
+// BigQuery request, and export_results (Parquet, CSV) against paging the
+// same result with getQueryResults. docs/performance.md records a run.
 //
 // The emulator slows down as jobs pile up, so the two sides of every
 // comparison are interleaved call by call; ratios, not absolute times, are
@@ -18,6 +19,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -32,6 +35,20 @@ type options struct {
 	rows   int
 	delay  time.Duration
 	starts int
+	// steps names the steps to run (p1, wire, p2, p3, p1slow, p4, p5);
+	// empty: all.
+	steps map[string]bool
+	// P5: the export table's row counts, rounds per count, the paging
+	// baseline's page size, and the largest count also paged through the
+	// server's get_query_results tool.
+	exportRows   []int
+	exportRounds int
+	pageRows     int
+	toolPageMax  int
+	batchRows    int
+	perf         string
+	// serverEnv is added to every server process's environment.
+	serverEnv []string
 }
 
 func main() {
@@ -40,10 +57,38 @@ func main() {
 	flag.IntVar(&o.calls, "calls", 30, "timed calls per side and comparison")
 	// 1M rows take the emulator a minute to load and longer than the
 	// server's default query timeout to scan; real BigQuery does neither.
-	flag.IntVar(&o.rows, "rows", 200000, "rows in the large table of P4 (the last step)")
+	flag.IntVar(&o.rows, "rows", 200000, "rows in the large table of P4")
 	flag.DurationVar(&o.delay, "delay", 50*time.Millisecond, "delay the slow proxy adds to every BigQuery request")
 	flag.IntVar(&o.starts, "starts", 5, "server starts timed for P3")
+	steps := flag.String("steps", "", "comma-separated steps to run: p1, wire, p2, p3, p1slow, p4, p5 (default all)")
+	exportRows := flag.String("export-rows", "100000,1000000", "P5: row counts of the 10-column table exported, comma-separated")
+	flag.IntVar(&o.exportRounds, "export-rounds", 2, "P5: timed rounds per row count (each: Parquet, CSV, getQueryResults paging)")
+	flag.IntVar(&o.pageRows, "page-rows", 10000, "P5: maxResults of each getQueryResults page of the paging baseline")
+	flag.IntVar(&o.toolPageMax, "tool-page-max", 100000, "P5: also page through the server's get_query_results tool for row counts up to this (0: never)")
+	flag.IntVar(&o.batchRows, "batch-rows", 10000, "P5: rows per Arrow record batch of the Storage Read API (the emulator sends a stream as one batch; its front cuts it)")
+	flag.StringVar(&o.perf, "perf", "", "P5: a folder to write `perf record -g` profiles of the server's first Parquet and CSV export of each row count in")
+	serverEnv := flag.String("server-env", "", "comma-separated KEY=VALUE added to the server processes' environment (e.g. GODEBUG=gctrace=1)")
 	flag.Parse()
+	if *serverEnv != "" {
+		o.serverEnv = strings.Split(*serverEnv, ",")
+	}
+	if *steps != "" {
+		o.steps = map[string]bool{}
+		for _, s := range strings.Split(*steps, ",") {
+			o.steps[strings.ToLower(strings.TrimSpace(s))] = true
+		}
+	}
+	for _, s := range strings.Split(*exportRows, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			fmt.Fprintf(os.Stderr, "bench: -export-rows: %q is not a row count\n", s)
+			os.Exit(2)
+		}
+		o.exportRows = append(o.exportRows, n)
+	}
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -96,17 +141,21 @@ func run(ctx context.Context, o options) error {
 	}
 	defer srv.close()
 	steps := []struct {
-		title string
-		fn    func(context.Context, *serverProc) error
+		key, title string
+		fn         func(context.Context, *serverProc) error
 	}{
-		{"P1: execute_sql over stdio vs Query.Read (loopback emulator)", b.p1},
-		{"Requests at the wire per tool call", b.requestsPerCall},
-		{"P2: cached get_table_schema over stdio vs tables.get", b.p2},
-		{"P3: start to first tools/list; memory", b.p3},
-		{fmt.Sprintf("P1 behind a proxy adding %s to every BigQuery request", o.delay), b.p1Slow},
-		{"P4: a large table read with the default row cap", b.p4},
+		{"p1", "P1: execute_sql over stdio vs Query.Read (loopback emulator)", b.p1},
+		{"wire", "Requests at the wire per tool call", b.requestsPerCall},
+		{"p2", "P2: cached get_table_schema over stdio vs tables.get", b.p2},
+		{"p3", "P3: start to first tools/list; memory", b.p3},
+		{"p1slow", fmt.Sprintf("P1 behind a proxy adding %s to every BigQuery request", o.delay), b.p1Slow},
+		{"p4", "P4: a large table read with the default row cap", b.p4},
+		{"p5", "P5: export_results (Parquet, CSV) vs paging the same result with getQueryResults", b.p5},
 	}
 	for _, s := range steps {
+		if o.steps != nil && !o.steps[s.key] {
+			continue
+		}
 		fmt.Printf("== %s\n", s.title)
 		if err := s.fn(ctx, srv); err != nil {
 			return fmt.Errorf("%s: %w", s.title, err)

@@ -22,9 +22,11 @@ type serverProc struct {
 	session *mcp.ClientSession
 }
 
-func (b *bench) start(ctx context.Context) (*serverProc, error) {
-	cmd := exec.Command(b.bin, "stdio", "--endpoint", b.wire.URL, "--project", emulator.Project)
+// start starts the server; extra are flags added to the command line.
+func (b *bench) start(ctx context.Context, extra ...string) (*serverProc, error) {
+	cmd := exec.Command(b.bin, append([]string{"stdio", "--endpoint", b.wire.URL, "--project", emulator.Project}, extra...)...)
 	cmd.Stderr = os.Stderr
+	cmd.Env = append(os.Environ(), b.o.serverEnv...)
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
