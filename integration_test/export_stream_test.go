@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -161,6 +163,41 @@ func TestExportResumesAfterAStreamFault(t *testing.T) {
 	}
 }
 
+// clientCancel cancels a slow export's call once its partial file is
+// there; see TestExportCancelLeavesNothing.
+func clientCancel(t *testing.T, slow emulator.StorageOptions, partial func(*testing.T, *emulator.StorageFront, string), format string) {
+	front := startFront(t, slow)
+	cfg := exportConfigAt(t, nil, front.Addr)
+	cs := connect(t, cfg, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	name := "cancelled." + format
+	args := map[string]any{"sql": streamQuery, "format": format, "name": name}
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_results", Arguments: args})
+		done <- err
+	}()
+	partial(t, front, cfg.ExportDir)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call returned %v, want context.Canceled", err)
+	}
+	waitFor(t, func() bool { return front.Cancelled() == 1 && len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+	sent := front.Batches()
+	time.Sleep(300 * time.Millisecond)
+	if front.Batches() != sent || sent >= 100 {
+		t.Errorf("%d batches sent, then %d: the read went on after the cancel", sent, front.Batches())
+	}
+	t.Logf("cancelled after %d of 100 batches; export dir empty", sent)
+
+	out := exportResult(t, cs, args)
+	if out.Rows != streamRows || filepath.Base(filePath(t, out.URI)) != name {
+		t.Fatalf("export after the cancel = %+v", out)
+	}
+	exportedIDs(t, filePath(t, out.URI), format)
+}
+
 // exportDirEntries lists what is in dir, temporary files included.
 func exportDirEntries(t *testing.T, dir string) []string {
 	t.Helper()
@@ -178,9 +215,12 @@ func exportDirEntries(t *testing.T, dir string) []string {
 // TestExportCancelLeavesNothing: an export whose stream is slow (100
 // batches, 20 ms each) is stopped in the middle, with a partial file
 // already in --export-dir.
-//   - A client cancel (notifications/cancelled): the read stream is
-//     closed at the server, no file nor temporary file remains, and the
-//     same export then succeeds under the same name.
+//   - A client cancel (notifications/cancelled), of a CSV and of a
+//     Parquet export: the read stream is closed at the server, no file nor
+//     temporary file remains, and the same export then succeeds under the
+//     same name.
+//   - SIGTERM to the built binary (stdio): it exits 0 within seconds and
+//     leaves no file nor temporary file.
 //   - The export's time limit (the export operation's Timeout, which has
 //     no flag): the call fails with DEADLINE_EXCEEDED and a message
 //     saying so, and nothing remains either.
@@ -200,36 +240,61 @@ func TestExportCancelLeavesNothing(t *testing.T) {
 		})
 	}
 
-	t.Run("client cancel", func(t *testing.T) {
-		front := startFront(t, slow)
-		cfg := exportConfigAt(t, nil, front.Addr)
-		cs := connect(t, cfg, "")
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		args := map[string]any{"sql": streamQuery, "format": "csv", "name": "cancelled.csv"}
-		done := make(chan error, 1)
-		go func() {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_results", Arguments: args})
-			done <- err
-		}()
-		partial(t, front, cfg.ExportDir)
-		cancel()
-		if err := <-done; !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled call returned %v, want context.Canceled", err)
-		}
-		waitFor(t, func() bool { return front.Cancelled() == 1 && len(exportDirEntries(t, cfg.ExportDir)) == 0 })
-		sent := front.Batches()
-		time.Sleep(300 * time.Millisecond)
-		if front.Batches() != sent || sent >= 100 {
-			t.Errorf("%d batches sent, then %d: the read went on after the cancel", sent, front.Batches())
-		}
-		t.Logf("cancelled after %d of 100 batches; export dir empty", sent)
+	for _, format := range []string{"csv", "parquet"} {
+		t.Run("client cancel "+format, func(t *testing.T) {
+			clientCancel(t, slow, partial, format)
+		})
+	}
 
-		out := exportResult(t, cs, args)
-		if out.Rows != streamRows || filepath.Base(filePath(t, out.URI)) != "cancelled.csv" {
-			t.Fatalf("export after the cancel = %+v", out)
+	t.Run("SIGTERM", func(t *testing.T) {
+		front := startFront(t, slow)
+		dir := filepath.Join(t.TempDir(), "exports")
+		cmd := exec.Command(serverBin, "stdio", "--endpoint", emu.URL, "--project", emulator.Project,
+			"--toolsets", "query,export", "--export-dir", dir, "--storage-endpoint", front.Addr)
+		cmd.Stderr = &logBuffer{t: t}
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
 		}
-		exportedIDs(t, filePath(t, out.URI), "csv")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill() })
+		client := mcp.NewClient(&mcp.Implementation{Name: "export-sigterm-test", Version: "1"}, nil)
+		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "export_results", Arguments: map[string]any{"sql": streamQuery, "format": "jsonl"}})
+		partial(t, front, dir)
+		begin := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("exit: %v, want status 0", err)
+			}
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Fatal("still running 10 s after SIGTERM")
+		}
+		t.Logf("exited %s after SIGTERM, after %d of 100 batches", time.Since(begin).Round(time.Millisecond), front.Batches())
+		if names := exportDirEntries(t, dir); len(names) != 0 {
+			t.Errorf("SIGTERM left %v in --export-dir", names)
+		}
+		if front.Batches() >= 100 {
+			t.Errorf("the whole stream was sent (%d batches)", front.Batches())
+		}
 	})
 
 	t.Run("time limit", func(t *testing.T) {
