@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"cloud.google.com/go/bigquery"
@@ -9,6 +10,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+	"google.golang.org/api/iterator"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
@@ -25,15 +27,53 @@ type ArrowReader interface {
 // ReadArrow reads table through the Storage Read API as an Arrow IPC
 // stream. Without the Storage Read API there is no Arrow to hand over.
 func (r ClientReader) ReadArrow(ctx context.Context, table *bigquery.Table) (io.Reader, error) {
+	ctx, tick, stop := watch(ctx)
 	it := r.Client.DatasetInProject(table.ProjectID, table.DatasetID).Table(table.TableID).Read(ctx)
 	if !it.IsAccelerated() {
+		stop()
 		return nil, errNoArrow
 	}
 	ai, err := it.ArrowIterator()
 	if err != nil {
+		stop()
 		return nil, err
 	}
-	return bigquery.NewArrowIteratorReader(ai), nil
+	return &arrowStream{it: ai, ctx: ctx, tick: tick, stop: stop}, nil
+}
+
+// arrowStream is an ArrowIterator as one Arrow IPC stream (the schema,
+// then each batch), under watch (read.go): each batch keeps it going; its
+// end, or an error, stops the watch. The client library's own reader
+// (bigquery.NewArrowIteratorReader, v1.85.0) dereferences a nil batch when
+// the iterator fails, so a broken stream came out as a panic.
+type arrowStream struct {
+	it         bigquery.ArrowIterator
+	ctx        context.Context
+	tick, stop func()
+	started    bool
+	pending    []byte
+}
+
+func (s *arrowStream) Read(p []byte) (int, error) {
+	for len(s.pending) == 0 {
+		if !s.started {
+			s.started, s.pending = true, s.it.SerializedArrowSchema()
+			continue
+		}
+		batch, err := s.it.Next()
+		s.tick()
+		if err != nil {
+			s.stop()
+			if errors.Is(err, iterator.Done) {
+				return 0, io.EOF
+			}
+			return 0, stalled(s.ctx, err)
+		}
+		s.pending = batch.Data
+	}
+	n := copy(p, s.pending)
+	s.pending = s.pending[n:]
+	return n, nil
 }
 
 var errNoArrow = bqerr.Invalid("Parquet needs the BigQuery Storage Read API, which this server cannot reach",

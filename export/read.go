@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"time"
 
 	"cloud.google.com/go/bigquery"
 	"google.golang.org/api/iterator"
@@ -56,15 +57,21 @@ type ClientReader struct {
 // Read starts reading table, bound to r.Client (the table may come from
 // another client, whose job found it).
 func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStream, error) {
+	ctx, tick, stop := watch(ctx)
 	it := r.Client.DatasetInProject(table.ProjectID, table.DatasetID).Table(table.TableID).Read(ctx)
 	api := "tabledata"
 	if it.IsAccelerated() {
 		api = "storage"
 	}
 	rows := func(yield func([]bigquery.Value, error) bool) {
+		defer stop()
 		for {
 			var row []bigquery.Value
 			err := next(it, &row)
+			tick()
+			if err != nil {
+				err = stalled(ctx, err)
+			}
 			if errors.Is(err, iterator.Done) {
 				return
 			}
@@ -76,6 +83,40 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 	rs := NewRowStream(func() bigquery.Schema { return it.Schema }, api, rows)
 	rs.total = func() uint64 { return it.TotalRows }
 	return rs, nil
+}
+
+// StallTimeout is the longest a table read may go without a row (a
+// record batch, for Parquet) before it is given up as UNAVAILABLE. The
+// client library's Storage Read iterator (v1.85.0) reads a broken stream
+// again, from its offset, after UNAVAILABLE, INTERNAL, ABORTED, CANCELLED
+// or DEADLINE_EXCEEDED for as long as its context lives, with no cap: a
+// stream that never recovers would hold the call open until the client
+// gives up. Given up, the read is one failed attempt of the export
+// operation, whose policy decides whether to read again. Tests shorten
+// it.
+var StallTimeout = 2 * time.Minute
+
+// errStall marks a read given up by watch.
+var errStall = errors.New("stalled")
+
+// watch returns ctx, cancelled when tick is not called for StallTimeout,
+// and stop, which ends it.
+func watch(ctx context.Context) (_ context.Context, tick, stop func()) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	d := StallTimeout
+	t := time.AfterFunc(d, func() { cancel(errStall) })
+	return ctx, func() { t.Reset(d) }, func() { t.Stop(); cancel(nil) }
+}
+
+// stalled is err, or the error that says the read was given up when watch
+// ended ctx.
+func stalled(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), errStall) {
+		// Not wrapping err: that is the context's cancellation, which would
+		// read as the caller's and end the retries.
+		return bqerr.Newf(bqerr.Unavailable, "the result's read stream sent nothing for %s; the read was given up", StallTimeout)
+	}
+	return err
 }
 
 // next is it.Next, with a panic of the client library made an error: its

@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -196,6 +197,41 @@ func clientCancel(t *testing.T, slow emulator.StorageOptions, partial func(*test
 		t.Fatalf("export after the cancel = %+v", out)
 	}
 	exportedIDs(t, filePath(t, out.URI), format)
+}
+
+// TestExportGivesUpOnABrokenStream: a read stream that fails with
+// UNAVAILABLE on every attempt, before its first batch. The client
+// library would ask for it again forever (it retries UNAVAILABLE without a
+// cap); the export gives a read up after export.StallTimeout without a
+// row, and the export operation's policy (3 attempts) reads again from a
+// new session, then fails with a retryable UNAVAILABLE that says so. No
+// file remains. Without the stall watch the call hung until the client
+// gave up.
+func TestExportGivesUpOnABrokenStream(t *testing.T) {
+	defer func(d time.Duration) { export.StallTimeout = d }(export.StallTimeout)
+	export.StallTimeout = 2 * time.Second
+	for _, format := range []string{"jsonl", "parquet"} {
+		t.Run(format, func(t *testing.T) {
+			front := startFront(t, emulator.StorageOptions{FailAlways: true})
+			cfg := exportConfigAt(t, nil, front.Addr)
+			cs := connect(t, cfg, "")
+			start := time.Now()
+			e := fails(t, cs, "export_results", map[string]any{"sql": streamQuery, "format": format})
+			took := time.Since(start)
+			t.Logf("after %s, %d faults: %s %q (hint %q)", took.Round(time.Millisecond), front.Faults(), e.Code, e.Message, e.Hint)
+			if e.Code != bqerr.Unavailable || !e.Retryable || e.Details.Attempts != 3 || !strings.Contains(e.Message, "sent nothing") {
+				t.Errorf("error %s %q (retryable %v, attempts %d), want a retryable UNAVAILABLE after 3 attempts saying the stream sent nothing",
+					e.Code, e.Message, e.Retryable, e.Details.Attempts)
+			}
+			if front.Sessions() != 3 || front.Batches() != 0 {
+				t.Errorf("%d read sessions, %d batches; want 3 sessions (one per attempt), none", front.Sessions(), front.Batches())
+			}
+			if took > 40*time.Second {
+				t.Errorf("took %s", took)
+			}
+			waitFor(t, func() bool { return len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+		})
+	}
 }
 
 // exportDirEntries lists what is in dir, temporary files included.

@@ -34,6 +34,10 @@ type StorageOptions struct {
 	// that many batches with codes.Unavailable (a transient error the
 	// client library resumes from at its offset), once per front.
 	FailAfterBatches int
+	// FailAlways makes that fault end every ReadRows call that gets
+	// there (with FailAfterBatches 0, before its first batch), not only
+	// the first: a stream that never recovers.
+	FailAlways bool
 	// BatchDelay is waited before each batch is sent (a slow read).
 	BatchDelay time.Duration
 	// BigQueryArrow serves sessions in BigQuery's own Arrow types (see
@@ -148,7 +152,7 @@ func (f *storageFront) ReadRows(req *storagepb.ReadRowsRequest, stream storagepb
 	ctx := stream.Context()
 	sent := 0
 	send := func(resp *storagepb.ReadRowsResponse) error {
-		if f.opts.FailAfterBatches > 0 && sent == f.opts.FailAfterBatches && f.fired.CompareAndSwap(false, true) {
+		if (f.opts.FailAfterBatches > 0 || f.opts.FailAlways) && sent == f.opts.FailAfterBatches && (f.opts.FailAlways || f.fired.CompareAndSwap(false, true)) {
 			f.faults.Add(1)
 			return status.Error(codes.Unavailable, "injected fault: the stream broke")
 		}
