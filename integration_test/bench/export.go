@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -59,7 +58,6 @@ func (b *bench) p5(ctx context.Context, _ *serverProc) error {
 		return fmt.Errorf("Storage Read API: %w", err)
 	}
 	defer front.Close()
-	addr := front.Addr
 	svc, err := bq.NewService(ctx, option.WithEndpoint(b.wire.URL), option.WithoutAuthentication())
 	if err != nil {
 		return err
@@ -70,7 +68,7 @@ func (b *bench) p5(ctx context.Context, _ *serverProc) error {
 	fmt.Printf("paging baseline: the REST library (google.golang.org/api/bigquery/v2, under cloud.google.com/go/bigquery) getQueryResults with maxResults=%d and pageToken, rows decoded, not converted\n", b.o.pageRows)
 	var summary []string
 	for _, n := range b.o.exportRows {
-		s, err := b.exportRound(ctx, svc, addr, n)
+		s, err := b.exportRound(ctx, svc, front, n)
 		if err != nil {
 			return fmt.Errorf("%d rows: %w", n, err)
 		}
@@ -83,7 +81,8 @@ func (b *bench) p5(ctx context.Context, _ *serverProc) error {
 	return nil
 }
 
-func (b *bench) exportRound(ctx context.Context, svc *bq.Service, storage string, n int) ([]string, error) {
+func (b *bench) exportRound(ctx context.Context, svc *bq.Service, front *emulator.StorageFront, n int) ([]string, error) {
+	storage := front.Addr
 	fmt.Printf("\n-- %d rows x 10 columns\n", n)
 	start := time.Now()
 	if err := b.read(ctx, fmt.Sprintf(wideTable, n)); err != nil {
@@ -148,6 +147,9 @@ func (b *bench) exportRound(ctx context.Context, svc *bq.Service, storage string
 	var parquet, csv, paged, tool, arrowRead, rowRead sample
 	var parquetPeak, csvPeak []int64
 	var parquetCPU, csvCPU sample
+	var toolPeak []int64
+	var toolCPU sample
+	var requests [2]string
 	var sizes [2]float64
 	for r := range b.o.exportRounds {
 		for i, format := range []string{"parquet", "csv"} {
@@ -155,10 +157,14 @@ func (b *bench) exportRound(ctx context.Context, svc *bq.Service, storage string
 			if b.o.perf != "" && r == 0 {
 				profile = filepath.Join(b.o.perf, fmt.Sprintf("%s-%d.data", format, n))
 			}
+			sessions, batches := front.Sessions(), front.Batches()
 			d, peak, cpu, size, err := b.export(ctx, flags, exportJob, format, fmt.Sprintf("round%d.%s", r, format), n, profile)
 			if err != nil {
 				return nil, err
 			}
+			reqs, _ := b.wire.seen()
+			requests[i] = fmt.Sprintf("%d REST (%s), %d read session, %d record batches on one ReadRows stream",
+				len(reqs), strings.Join(reqs, ", "), front.Sessions()-sessions, front.Batches()-batches)
 			sizes[i] = size
 			if format == "parquet" {
 				parquet, parquetPeak, parquetCPU = append(parquet, d), append(parquetPeak, peak), append(parquetCPU, cpu)
@@ -180,13 +186,14 @@ func (b *bench) exportRound(ctx context.Context, svc *bq.Service, storage string
 			r+1, secs(parquet[r]), mb(parquetPeak[r]), secs(parquetCPU[r]), secs(csv[r]), mb(csvPeak[r]), secs(csvCPU[r]), secs(d), pages, secs(da), secs(dr))
 	}
 	fmt.Printf("files: Parquet %.1f MB, CSV %.1f MB\n", sizes[0]/(1<<20), sizes[1]/(1<<20))
+	fmt.Printf("requests per export: Parquet %s; CSV %s\n", requests[0], requests[1])
 	if b.o.toolPageMax > 0 && n <= b.o.toolPageMax {
-		d, calls, peak, err := b.toolPages(ctx, p, pagedJob, n)
+		d, calls, peak, cpu, err := b.toolPages(ctx, flags, pagedJob, n)
 		if err != nil {
 			return nil, err
 		}
-		tool = append(tool, d)
-		fmt.Printf("get_query_results tool (maxRows 10000, the server's default --max-result-bytes): %s in %d calls, server peak RSS %s\n", secs(d), calls, mb(peak))
+		tool, toolPeak, toolCPU = append(tool, d), append(toolPeak, peak), append(toolCPU, cpu)
+		fmt.Printf("get_query_results tool in a fresh server (maxRows 10000, the default --max-result-bytes): %s in %d calls, peak RSS %s, server CPU %s\n", secs(d), calls, mb(peak), secs(cpu))
 	}
 	base := paged.quantile(.5)
 	line := func(name string, s sample, peak []int64, cpu sample) string {
@@ -204,7 +211,7 @@ func (b *bench) exportRound(ctx context.Context, svc *bq.Service, storage string
 		line("harness Storage Read, rows []Value", rowRead, nil, nil),
 	}
 	if len(tool) > 0 {
-		summary = append(summary, line("get_query_results tool", tool, nil, nil))
+		summary = append(summary, line("get_query_results tool", tool, toolPeak, toolCPU))
 	}
 	return summary, nil
 }
@@ -231,6 +238,7 @@ func (b *bench) export(ctx context.Context, flags []string, jobID, format, name 
 		time.Sleep(300 * time.Millisecond) // perf attaches
 	}
 	cpu0 := cpuTime(p.pid())
+	b.wire.reset()
 	start := time.Now()
 	out, err := p.call(ctx, "export_results", map[string]any{"jobId": jobID, "format": format, "name": name})
 	d = time.Since(start)
@@ -378,18 +386,24 @@ func (b *bench) page(ctx context.Context, svc *bq.Service, jobID string, n int) 
 	return time.Since(start), pages, nil
 }
 
-// toolPages reads every row of jobID through the server's
-// get_query_results tool at its largest maxRows, as an agent would page.
-func (b *bench) toolPages(ctx context.Context, p *serverProc, jobID string, n int) (time.Duration, int, int64, error) {
-	stop := watch(p.pid())
+// toolPages reads every row of jobID through the get_query_results tool
+// at its largest maxRows, as an agent would page, in a fresh server
+// started with flags (stdio without an allowlist reads jobs it did not
+// start), so that the process's peak RSS is that of the paging.
+func (b *bench) toolPages(ctx context.Context, flags []string, jobID string, n int) (time.Duration, int, int64, time.Duration, error) {
+	p, err := b.start(ctx, flags...)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	defer p.close()
+	cpu0 := cpuTime(p.pid())
 	start := time.Now()
 	var next float64
 	rows, calls := 0, 0
 	for {
 		out, err := p.call(ctx, "get_query_results", map[string]any{"jobId": jobID, "startIndex": next, "maxRows": 10000})
 		if err != nil {
-			stop()
-			return 0, 0, 0, err
+			return 0, 0, 0, 0, err
 		}
 		calls++
 		got, _ := out["rows"].([]any)
@@ -400,49 +414,15 @@ func (b *bench) toolPages(ctx context.Context, p *serverProc, jobID string, n in
 		}
 	}
 	d := time.Since(start)
-	peak := stop()
+	cpu := cpuTime(p.pid()) - cpu0
+	_, peak, err := memory(p.pid())
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
 	if rows != n {
-		return 0, 0, 0, fmt.Errorf("get_query_results returned %d rows, want %d", rows, n)
+		return 0, 0, 0, 0, fmt.Errorf("get_query_results returned %d rows, want %d", rows, n)
 	}
-	return d, calls, peak, nil
-}
-
-// watch resets the process's peak RSS and samples its RSS every 10 ms
-// until the returned function is called, which returns the peak: the
-// kernel's VmHWM since the reset, or the highest sample where the reset
-// is not allowed.
-func watch(pid int) func() int64 {
-	exact := reset(pid)
-	var mu sync.Mutex
-	var high int64
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if rss, _, err := memory(pid); err == nil {
-				mu.Lock()
-				high = max(high, rss)
-				mu.Unlock()
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() int64 {
-		close(done)
-		<-stopped
-		rss, peak, _ := memory(pid)
-		if exact {
-			return peak
-		}
-		return max(high, rss)
-	}
+	return d, calls, peak, cpu, nil
 }
 
 // reset sets the process's VmHWM back to its current RSS (clear_refs 5).
