@@ -182,7 +182,7 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		// lower layer's spent retries) stay visible to outer layers.
 		be := bqerr.From(err).WithCause(err).WithAttempts(attempts)
 		if attempts >= p.MaxAttempts && Retryable(err) {
-			be = be.WithRetryable(true).WithHint(fmt.Sprintf("%s failed %d times in a row (%s). Wait a little and try again; if it persists, %s or the network may be having trouble.", OperationTarget(op), attempts, be.Code, OperationTarget(op)))
+			be = be.WithRetryable(true).WithHint(exhaustedHint(ctx, op, attempts, be.Code))
 			if e.hooks.Exhausted != nil {
 				e.hooks.Exhausted(ctx, op, attempts, err)
 			}
@@ -190,6 +190,21 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 		return be
 	}
 	return err
+}
+
+// exhaustedHint tells the agent why an operation gave up after its
+// attempts: its own time ran out (the policy's Timeout or the caller's
+// deadline), which waiting will not mend by itself, or BigQuery kept
+// failing, which waiting may.
+func exhaustedHint(ctx context.Context, op Operation, attempts int, code bqerr.Code) string {
+	tries := "once"
+	if attempts > 1 {
+		tries = fmt.Sprintf("%d times in a row", attempts)
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return fmt.Sprintf("The %s call ran out of its time after trying %s (%s). Try again; if it keeps happening, ask for less at once (a narrower query, fewer rows) or ask the operator to raise the time limit.", op, tries, code)
+	}
+	return fmt.Sprintf("%s failed %s (%s). Wait a little and try again; if it persists, %s or the network may be having trouble.", OperationTarget(op), tries, code, OperationTarget(op))
 }
 
 // backendFailed says whether a finished operation counts against the

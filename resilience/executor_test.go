@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -1098,5 +1099,31 @@ func TestStartAttemptHookWrapsEachAttempt(t *testing.T) {
 	}
 	if !reflect.DeepEqual(seen, []any{1, 2}) {
 		t.Errorf("fn saw attempt contexts %v, want [1 2]", seen)
+	}
+}
+
+// TestExhaustedHintSaysWhy: an operation that ran out of its own time is
+// not told to wait for BigQuery, and one BigQuery kept failing is.
+func TestExhaustedHintSaysWhy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := testConfig(1)
+		p := cfg.Policies[Metadata]
+		p.Timeout = 40 * time.Millisecond
+		cfg.Policies[Metadata] = p
+		e := newTestExecutor(t, cfg, Hooks{})
+		err := e.Do(context.Background(), Metadata, "p", func(ctx context.Context) error {
+			<-ctx.Done()
+			return ctx.Err()
+		})
+		be := mustCode(t, err, bqerr.DeadlineExceeded)
+		if !strings.Contains(be.Hint, "ran out of its time") || strings.Contains(be.Hint, "times in a row") {
+			t.Errorf("timed-out hint = %q, want it to say the call's time ran out", be.Hint)
+		}
+	})
+	e := newTestExecutor(t, testConfig(3), Hooks{})
+	err := e.Do(context.Background(), Metadata, "p", func(context.Context) error { return apiErr(503, "") })
+	be := mustCode(t, err, bqerr.Unavailable)
+	if !strings.Contains(be.Hint, "BigQuery failed 3 times in a row (UNAVAILABLE)") {
+		t.Errorf("exhausted hint = %q, want BigQuery failed 3 times in a row", be.Hint)
 	}
 }
