@@ -19,9 +19,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -89,19 +86,7 @@ func exportedIDs(t *testing.T, path, format string) {
 			got = append(got, row{id, r[1]})
 		}
 	case "parquet":
-		f, err := file.OpenParquetFile(path, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tbl, err := fr.ReadTable(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
+		tbl := readParquet(t, path)
 		defer tbl.Release()
 		tr := array.NewTableReader(tbl, 4096)
 		defer tr.Release()
@@ -308,23 +293,8 @@ func TestExportCancelLeavesNothing(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "export_results", Arguments: map[string]any{"sql": streamQuery, "format": "jsonl"}})
 		partial(t, front, dir)
-		begin := time.Now()
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("exit: %v, want status 0", err)
-			}
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Fatal("still running 10 s after SIGTERM")
-		}
-		t.Logf("exited %s after SIGTERM, after %d of 100 batches", time.Since(begin).Round(time.Millisecond), front.Batches())
+		took := signalAndWait(t, cmd, syscall.SIGTERM)
+		t.Logf("exited %s after SIGTERM, after %d of 100 batches", took.Round(time.Millisecond), front.Batches())
 		if names := exportDirEntries(t, dir); len(names) != 0 {
 			t.Errorf("SIGTERM left %v in --export-dir", names)
 		}

@@ -283,19 +283,7 @@ func TestExportParquet(t *testing.T) {
 	if out.Rows != 1000 || out.Format != "parquet" || out.ReadAPI != "storage" {
 		t.Fatalf("parquet export = %+v", out)
 	}
-	f, err := file.OpenParquetFile(filePath(t, out.URI), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := readParquet(t, filePath(t, out.URI))
 	defer tbl.Release()
 	t.Logf("parquet schema: %s", tbl.Schema())
 	if tbl.NumRows() != 1000 {
@@ -328,4 +316,24 @@ func TestExportParquet(t *testing.T) {
 			t.Fatalf("id %d: parquet (%q, %v, %v), execute_sql %s", id, labels.Value(i), ratios.Value(i), evens.Value(i), want[id])
 		}
 	}
+}
+
+// readParquet reads a whole Parquet file with the Arrow library, as an
+// Arrow reader of the exported file would.
+func readParquet(t *testing.T, path string) arrow.Table {
+	t.Helper()
+	f, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fr, err := pqarrow.NewFileReader(f, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
 }

@@ -38,26 +38,11 @@ func TestSignalCancelsRunningQueryAndExitsPromptly(t *testing.T) {
 				called <- res
 			}()
 			id := heldJob(t, p)
-			begin := time.Now()
-			if err := cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			select {
-			case err := <-exited:
-				if err != nil {
-					t.Errorf("exit: %v, want status 0", err)
-				}
-			case <-time.After(10 * time.Second):
-				cmd.Process.Kill()
-				<-exited
-				t.Fatal("still running 10 s after the signal")
-			}
-			if d := time.Since(begin); d > 5*time.Second {
+			d := signalAndWait(t, cmd, tc.sig)
+			if d > 5*time.Second {
 				t.Errorf("exited %s after the signal", d)
 			}
-			t.Logf("exited %s after %v", time.Since(begin).Round(time.Millisecond), tc.sig)
+			t.Logf("exited %s after %v", d.Round(time.Millisecond), tc.sig)
 			if !p.Cancelled(id) {
 				t.Errorf("job %s got no jobs.cancel; requests: %+v", id, p.Requests())
 			}
@@ -112,4 +97,28 @@ func startBinary(t *testing.T, p *faults.Proxy, http bool) (*exec.Cmd, *mcp.Clie
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cmd, cs
+}
+
+// signalAndWait sends sig to the server and waits for it to exit with
+// status 0, at most 10 s (then it is killed and the test fails); it
+// returns how long the exit took.
+func signalAndWait(t *testing.T, cmd *exec.Cmd, sig os.Signal) time.Duration {
+	t.Helper()
+	begin := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v, want status 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-exited
+		t.Fatal("still running 10 s after the signal")
+	}
+	return time.Since(begin)
 }
