@@ -23,7 +23,6 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/export"
-	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
@@ -98,33 +97,11 @@ func filePath(t *testing.T, uri string) string {
 }
 
 // executeAll reads every row of sql through execute_sql and
-// get_query_results (format objects), keyed by id, with the column order.
+// get_query_results (format objects) in pages of 500, keyed by id, with
+// the column order.
 func executeAll(t *testing.T, cs *mcp.ClientSession, sql string) (map[int64]json.RawMessage, []string) {
 	t.Helper()
-	first := ok[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": sql, "format": "objects", "maxRows": 500})
-	var cols []string
-	for _, c := range first.Schema {
-		cols = append(cols, c.Name)
-	}
-	byID := map[int64]json.RawMessage{}
-	add := func(rs []json.RawMessage) {
-		for _, r := range rs {
-			var row struct {
-				ID int64 `json:"id"`
-			}
-			if err := json.Unmarshal(r, &row); err != nil {
-				t.Fatal(err)
-			}
-			byID[row.ID] = r
-		}
-	}
-	add(first.Rows)
-	page := first
-	for page.NextStartIndex > 0 {
-		page = ok[query.ExecuteOutput](t, cs, "get_query_results", map[string]any{"jobId": first.JobID, "startIndex": page.NextStartIndex, "format": "objects", "maxRows": 500})
-		add(page.Rows)
-	}
-	return byID, cols
+	return executeAllPaged(t, cs, sql, 500)
 }
 
 // TestExportMatchesExecuteSQL exports a 1,000-row query to JSON Lines and

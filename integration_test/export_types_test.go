@@ -176,7 +176,9 @@ func exportLong(t *testing.T, cs *mcp.ClientSession, args map[string]any) struct
 	return out
 }
 
-// executeAllPaged is executeAll with pages of page rows.
+// executeAllPaged reads every row of sql through execute_sql and
+// get_query_results (format objects) in pages of page rows, keyed by id,
+// with the column order; an id seen twice fails the test.
 func executeAllPaged(t *testing.T, cs *mcp.ClientSession, sql string, page int) (map[int64]json.RawMessage, []string) {
 	t.Helper()
 	first := longOK[query.ExecuteOutput](t, cs, "execute_sql", map[string]any{"sql": sql, "format": "objects", "maxRows": page})
