@@ -79,11 +79,11 @@ func (s *arrowStream) Read(p []byte) (int, error) {
 var errNoArrow = bqerr.Invalid("Parquet needs the BigQuery Storage Read API, which this server cannot reach",
 	"Export as jsonl or csv instead.").WithRetryable(false)
 
-// writeParquet writes the Arrow stream from table as one Parquet file,
-// with BigQuery's types as the Storage Read API gives them in Arrow
-// (NUMERIC as decimal(38,9), TIMESTAMP as UTC microseconds, STRUCT and
-// ARRAY nested), Snappy-compressed, and the Arrow schema stored so Arrow
-// readers get the exact types back.
+// writeParquet writes the Arrow stream from table as one Parquet file in
+// row groups of about rowGroupBytes, with BigQuery's types as the Storage
+// Read API gives them in Arrow (NUMERIC as decimal(38,9), TIMESTAMP as UTC
+// microseconds, STRUCT and ARRAY nested), Snappy-compressed, and the Arrow
+// schema stored so Arrow readers get the exact types back.
 func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.Writer) (bigquery.Schema, int64, string, error) {
 	ar, ok := s.cfg.Reader.(ArrowReader)
 	if !ok {
@@ -98,7 +98,12 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 		return nil, 0, "", err
 	}
 	defer rdr.Release()
-	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Snappy))
+	props := parquet.NewWriterProperties(
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDataPageVersion(parquet.DataPageV2),
+		parquet.WithDataPageSize(pageBytes),
+		parquet.WithDictionaryPageSizeLimit(pageBytes),
+	)
 	fw, err := pqarrow.NewFileWriter(rdr.Schema(), nopCloser{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
 	if err != nil {
 		return nil, 0, "", err
@@ -109,6 +114,12 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 		rec := rdr.Record()
 		if err := fw.WriteBuffered(rec); err != nil {
 			return nil, 0, "", err
+		}
+		// Pages kept for a dictionary count in the first, pages already
+		// written to the row group's buffer in the second: neither alone
+		// is the row group's size.
+		if max(fw.RowGroupTotalCompressedBytes(), fw.RowGroupTotalBytesWritten()) >= rowGroupBytes {
+			fw.NewBufferedRowGroup()
 		}
 		n += rec.NumRows()
 		if report != nil && n-last >= progressRows {
@@ -128,6 +139,38 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 	}
 	return schema, n, "storage", nil
 }
+
+// The Parquet writer's sizes, chosen by measurement (TestParquetMemory and
+// bench P5, docs/performance.md) to keep an export's memory flat in the
+// number of rows and as low as this writer allows (issue 21 asks 100 MB of
+// peak RSS; P5 measured 108 MB at 100,000 rows and 138 MB at 1,000,000,
+// down from 158 and 397, the rest being the collector's slack over a live
+// heap of 22-45 MB):
+//
+//   - rowGroupBytes: a row group ends once its pages reach 8 MiB
+//     (compressed; about 250,000 rows of P5's ten columns). The writer holds
+//     a row group whole until it ends (Parquet writes a column chunk after
+//     the other), and the default (64Mi rows) made the file one row group,
+//     397 MB of peak at 1,000,000 rows. 8 MiB is well above per-batch row
+//     groups (a Storage Read batch is often a few hundred KB) and readers'
+//     defaults (DuckDB writes 122,880 rows a group); BigQuery's load
+//     guidance asks 16 MiB for its best speed, which measured about 25 MB
+//     more peak.
+//   - pageBytes: data pages and dictionaries of 256 KiB, not 1 MiB: each
+//     column keeps a page's encoder, uncompressed and compressed buffers,
+//     and a column of distinct values fills a dictionary's hash table to
+//     the limit before it falls back to plain encoding, several columns at
+//     once; at 1 MiB those tables alone took 50 MB.
+//   - DataPageV2: arrow/go v15's level encoder grows its buffer by 64 bytes
+//     and copies it on every run of a nullable column's definition levels
+//     behind a V1 page's 4-byte length (apache/arrow GH-41541, fixed in
+//     v17), which was most of the CPU and 45 MB at 1,000,000 rows; V2 pages
+//     carry the levels without that offset. Arrow C++/pyarrow, parquet-mr
+//     (Spark, Hive, Trino), DuckDB and Polars read V2 pages.
+const (
+	rowGroupBytes = 8 << 20
+	pageBytes     = 256 << 10
+)
 
 // nopCloser keeps the Parquet writer from closing the export's file, which
 // toFile syncs and renames itself.
