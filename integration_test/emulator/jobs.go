@@ -23,6 +23,9 @@ import (
 //   - the job of a jobs.query is kept, so getQueryResults (paging from
 //     startIndex or a page token), jobs.get and jobs.cancel find it;
 //   - maxResults cuts the first page and sets a page token, as BigQuery does;
+//   - getQueryResults of a job the emulator ran itself (jobs.insert), to
+//     which v0.6.6 answers every row whatever maxResults, is cut the same
+//     way (pageOfBackend);
 //   - a repeated requestId answers the first answer again instead of
 //     running the statement twice (BigQuery's idempotent jobs.query).
 //
@@ -115,6 +118,8 @@ func (s *jobStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.results(w, r, resultsPath.FindStringSubmatch(path)[2], job)
 			return
 		}
+		s.pageOfBackend(w, r)
+		return
 	case jobGetPath.MatchString(path):
 		m := jobGetPath.FindStringSubmatch(path)
 		if job := s.job(m[2]); job != nil {
@@ -217,15 +222,56 @@ func (j *storedJob) page(start int, max int64) ([]*bq.TableRow, string) {
 	return j.rows[start:end], token
 }
 
-func (s *jobStore) results(w http.ResponseWriter, r *http.Request, id string, job *storedJob) {
+// pageOf reads a getQueryResults request's page: its first row (from the
+// page token, else startIndex) and maxResults (0: all).
+func pageOf(r *http.Request) (start int, max int64) {
 	q := r.URL.Query()
-	start := 0
 	if tok := q.Get("pageToken"); len(tok) > 4 {
 		start, _ = strconv.Atoi(tok[4:])
 	} else if si := q.Get("startIndex"); si != "" {
 		start, _ = strconv.Atoi(si)
 	}
-	max, _ := strconv.ParseInt(q.Get("maxResults"), 10, 64)
+	max, _ = strconv.ParseInt(q.Get("maxResults"), 10, 64)
+	return start, max
+}
+
+// pageOfBackend answers getQueryResults of a job the emulator ran itself
+// with the page asked for, as BigQuery does: v0.6.6 ignores maxResults,
+// startIndex and pageToken and sends every row, so a server waiting for a
+// job with maxResults=1 would receive the whole result. The emulator's
+// answer is cut here, its rows kept byte for byte.
+func (s *jobStore) pageOfBackend(w http.ResponseWriter, r *http.Request) {
+	rec := httptest.NewRecorder()
+	s.backend.ServeHTTP(rec, r)
+	var resp map[string]json.RawMessage
+	var rows []json.RawMessage
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &resp) != nil || json.Unmarshal(resp["rows"], &rows) != nil {
+		for k, v := range rec.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		return
+	}
+	start, max := pageOf(r)
+	start = min(start, len(rows))
+	end := len(rows)
+	if max > 0 && int64(end-start) > max {
+		end = start + int(max)
+	}
+	delete(resp, "rows")
+	if end > start {
+		resp["rows"], _ = json.Marshal(rows[start:end])
+	}
+	delete(resp, "pageToken")
+	if end < len(rows) {
+		resp["pageToken"], _ = json.Marshal("row-" + strconv.Itoa(end))
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *jobStore) results(w http.ResponseWriter, r *http.Request, id string, job *storedJob) {
+	start, max := pageOf(r)
 	resp := &bq.GetQueryResultsResponse{
 		Kind: "bigquery#getQueryResultsResponse", JobComplete: true, Schema: job.schema, TotalRows: job.total,
 		JobReference: &bq.JobReference{ProjectId: job.project, JobId: id},
