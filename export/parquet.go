@@ -145,7 +145,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 // number of rows and as low as this writer allows (issue 21 asks 100 MB of
 // peak RSS; P5 measured 108 MB at 100,000 rows and 138 MB at 1,000,000,
 // down from 158 and 397, the rest being the collector's slack over a live
-// heap of 22-45 MB):
+// heap of 15-45 MB):
 //
 //   - rowGroupBytes: a row group ends once its pages reach 8 MiB
 //     (compressed; about 250,000 rows of P5's ten columns). The writer holds
