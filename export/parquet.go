@@ -140,7 +140,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 	return schema, n, "storage", nil
 }
 
-// The Parquet writer's sizes, chosen by measurement (TestParquetMemory and
+// The Parquet writer's sizes, chosen by measurement (BenchmarkParquetWriter and
 // bench P5, docs/performance.md) to keep an export's memory flat in the
 // number of rows and as low as this writer allows (issue 21 asks 100 MB of
 // peak RSS; P5 measured 108 MB at 100,000 rows and 138 MB at 1,000,000,

@@ -132,53 +132,58 @@ func TestParquetRowGroupsAndValues(t *testing.T) {
 	}
 }
 
-// TestParquetMemory writes EXPORT_PARQUET_ROWS rows of P5's table (not in
-// CI; run with -v) and logs the peak of the memory Go holds, the row groups
-// and the time, for measuring the writer without the emulator:
+// BenchmarkParquetWriter writes P5's table (docs/performance.md) through
+// the Parquet writer, without the emulator, and reports the peak of the
+// memory Go holds from the system during a write, the file's row groups
+// and rows per second. make bench runs it at 100,000 rows;
+// EXPORT_PARQUET_ROWS sets another count:
 //
-//	EXPORT_PARQUET_ROWS=1000000 go test -v -run TestParquetMemory ./export/
+//	EXPORT_PARQUET_ROWS=1000000 go test -run '^$' -bench ParquetWriter ./export/
 //
 // HEAPPROF=file also writes a heap profile when 90% of the rows are sent.
-func TestParquetMemory(t *testing.T) {
+func BenchmarkParquetWriter(b *testing.B) {
 	rowsN, _ := strconv.Atoi(os.Getenv("EXPORT_PARQUET_ROWS"))
-	if rowsN == 0 {
-		t.Skip("EXPORT_PARQUET_ROWS not set")
+	if rowsN <= 0 {
+		rowsN = 100_000
 	}
 	s := NewService(Config{Reader: &arrowTable{rows: rowsN, batch: 10000}})
-	f, err := os.CreateTemp(t.TempDir(), "*.parquet")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	runtime.GC()
-	base := goMemory()
-	stop, peak := make(chan struct{}), make(chan uint64)
-	go func() {
-		var top uint64
-		for {
-			top = max(top, goMemory())
-			select {
-			case <-stop:
-				peak <- top
-				return
-			case <-time.After(2 * time.Millisecond):
-			}
+	var top uint64
+	groups := 0
+	for b.Loop() {
+		f, err := os.CreateTemp(b.TempDir(), "*.parquet")
+		if err != nil {
+			b.Fatal(err)
 		}
-	}()
-	start := time.Now()
-	_, n, _, err := s.writeParquet(context.Background(), &bigquery.Table{}, f)
-	close(stop)
-	if err != nil {
-		t.Fatal(err)
+		runtime.GC()
+		stop, peak := make(chan struct{}), make(chan uint64)
+		go func() {
+			var high uint64
+			for {
+				high = max(high, goMemory())
+				select {
+				case <-stop:
+					peak <- high
+					return
+				case <-time.After(2 * time.Millisecond):
+				}
+			}
+		}()
+		_, n, _, err := s.writeParquet(context.Background(), &bigquery.Table{}, f)
+		close(stop)
+		top = max(top, <-peak)
+		if err != nil || n != int64(rowsN) {
+			b.Fatalf("wrote %d of %d rows: %v", n, rowsN, err)
+		}
+		pf, err := file.NewParquetReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		groups = pf.NumRowGroups()
+		f.Close()
 	}
-	took := time.Since(start)
-	st, _ := f.Stat()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d rows, file %.1f MB, %d row groups, Go memory %.1f MB before, peak %.1f MB, %v",
-		n, float64(st.Size())/1e6, pf.NumRowGroups(), float64(base)/1e6, float64(<-peak)/1e6, took)
+	b.ReportMetric(float64(top)/1e6, "peak-MB")
+	b.ReportMetric(float64(groups), "row-groups")
+	b.ReportMetric(float64(rowsN)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
 // goMemory is the memory the Go runtime holds from the system (what RSS
