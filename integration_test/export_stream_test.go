@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -270,27 +269,8 @@ func TestExportCancelLeavesNothing(t *testing.T) {
 	t.Run("SIGTERM", func(t *testing.T) {
 		front := startFront(t, slow)
 		dir := filepath.Join(t.TempDir(), "exports")
-		cmd := exec.Command(serverBin, "stdio", "--endpoint", emu.URL, "--project", emulator.Project,
+		cmd, cs := startStdio(t, "--endpoint", emu.URL, "--project", emulator.Project,
 			"--toolsets", "query,export", "--export-dir", dir, "--storage-endpoint", front.Addr)
-		cmd.Stderr = &logBuffer{t: t}
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cmd.Process.Kill() })
-		client := mcp.NewClient(&mcp.Implementation{Name: "export-sigterm-test", Version: "1"}, nil)
-		cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
 		go cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "export_results", Arguments: map[string]any{"sql": streamQuery, "format": "jsonl"}})
 		partial(t, front, dir)
 		took := signalAndWait(t, cmd, syscall.SIGTERM)

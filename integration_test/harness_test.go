@@ -190,6 +190,28 @@ func connectStdio(t *testing.T, protocol string, args ...string) *mcp.ClientSess
 	return clientSession(t, &mcp.CommandTransport{Command: cmd}, protocol)
 }
 
+// startStdio starts the real binary over stdio with args (those after
+// "stdio") and connects as a host does, keeping the server's stdin open,
+// so that only a signal, or the test's end, stops it.
+func startStdio(t *testing.T, args ...string) (*exec.Cmd, *mcp.ClientSession) {
+	t.Helper()
+	cmd := exec.Command(serverBin, append([]string{"stdio"}, args...)...)
+	cmd.Stderr = &logBuffer{t: t}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, clientSession(t, &mcp.IOTransport{Reader: stdout, Writer: stdin}, "2025-06-18")
+}
+
 // logBuffer sends the server's stderr to the test log.
 type logBuffer struct{ t *testing.T }
 

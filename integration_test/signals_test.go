@@ -58,8 +58,6 @@ func TestSignalCancelsRunningQueryAndExitsPromptly(t *testing.T) {
 // startBinary runs the built server against the proxy and connects a client.
 func startBinary(t *testing.T, p *faults.Proxy, http bool) (*exec.Cmd, *mcp.ClientSession) {
 	t.Helper()
-	client := mcp.NewClient(&mcp.Implementation{Name: "signals-test", Version: "1"}, nil)
-	opts := &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"}
 	if http {
 		addr := freeAddr(t)
 		cmd := exec.Command(serverBin, "http", "--addr", addr, "--endpoint", p.URL, "--project", emulator.Project)
@@ -69,34 +67,10 @@ func startBinary(t *testing.T, p *faults.Proxy, http bool) (*exec.Cmd, *mcp.Clie
 		}
 		t.Cleanup(func() { cmd.Process.Kill() })
 		waitListening(t, addr)
-		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cmd, cs
+		return cmd, clientSession(t, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, "2025-06-18")
 	}
-	cmd := exec.Command(serverBin, "stdio", "--endpoint", p.URL, "--project", emulator.Project)
-	cmd.Stderr = &logBuffer{t: t}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill() })
 	// The host keeps stdin open: the signal alone must end the process.
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: stdout, Writer: stdin}, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cmd, cs
+	return startStdio(t, "--endpoint", p.URL, "--project", emulator.Project)
 }
 
 // signalAndWait sends sig to the server and waits for it to exit with
