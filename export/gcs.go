@@ -8,15 +8,11 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
-	"time"
 
 	"cloud.google.com/go/bigquery"
-	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
@@ -195,9 +191,8 @@ type ClientExtractor struct {
 
 // Extract reads the source's size and schema (tables.get), refuses it
 // above spec.MaxBytes, then runs an extract job (jobs.insert with
-// configuration.extract, under spec.JobID: a 409 means an earlier
-// attempt's insert arrived, and that job is waited for), waits for it, and
-// returns its file count. A cancelled wait cancels the job.
+// configuration.extract) under spec.JobID and waits for it (runJob), and
+// returns its file count.
 func (c ClientExtractor) Extract(ctx context.Context, src *bigquery.Table, spec ExtractSpec) (*Extracted, error) {
 	s := c.Client.DatasetInProject(src.ProjectID, src.DatasetID).Table(src.TableID)
 	md, err := s.Metadata(ctx)
@@ -213,24 +208,8 @@ func (c ClientExtractor) Extract(ctx context.Context, src *bigquery.Table, spec 
 	dst.DestinationFormat = spec.Format
 	ex := s.ExtractorTo(dst)
 	ex.JobID, ex.Location, ex.Labels = spec.JobID, spec.Location, spec.Labels
-	job, err := ex.Run(ctx)
-	var ge *googleapi.Error
-	if errors.As(err, &ge) && ge.Code == http.StatusConflict && strings.Contains(ge.Message, spec.JobID) {
-		job, err = c.Client.JobFromIDLocation(ctx, spec.JobID, spec.Location)
-	}
+	status, err := runJob(ctx, c.Client, spec.JobID, spec.Location, ex.Run)
 	if err != nil {
-		return nil, err
-	}
-	status, err := job.Wait(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_ = job.Cancel(stop) // best effort: the extract must not run on unseen
-		}
-		return nil, err
-	}
-	if err := status.Err(); err != nil {
 		return nil, err
 	}
 	if status.Statistics == nil {

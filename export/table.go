@@ -2,14 +2,11 @@ package export
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"cloud.google.com/go/bigquery"
-	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
@@ -100,8 +97,8 @@ type ClientCopier struct {
 	Client *bigquery.Client
 }
 
-// Copy runs a copy job (WRITE_EMPTY unless overwriting), waits for it and
-// sets the destination's expiration.
+// Copy runs a copy job (WRITE_EMPTY unless overwriting) under spec.JobID,
+// waits for it (runJob) and sets the destination's expiration.
 func (c ClientCopier) Copy(ctx context.Context, src, dst *bigquery.Table, spec CopySpec) (int64, int64, error) {
 	s := c.Client.DatasetInProject(src.ProjectID, src.DatasetID).Table(src.TableID)
 	d := c.Client.DatasetInProject(dst.ProjectID, dst.DatasetID).Table(dst.TableID)
@@ -111,20 +108,7 @@ func (c ClientCopier) Copy(ctx context.Context, src, dst *bigquery.Table, spec C
 	if spec.Overwrite {
 		cp.WriteDisposition = bigquery.WriteTruncate
 	}
-	job, err := cp.Run(ctx)
-	var ge *googleapi.Error
-	if errors.As(err, &ge) && ge.Code == http.StatusConflict && strings.Contains(ge.Message, spec.JobID) {
-		// An earlier attempt's copy job arrived: wait for that one.
-		job, err = c.Client.JobFromIDLocation(ctx, spec.JobID, spec.Location)
-	}
-	if err != nil {
-		return 0, 0, err
-	}
-	status, err := job.Wait(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	if err := status.Err(); err != nil {
+	if _, err := runJob(ctx, c.Client, spec.JobID, spec.Location, cp.Run); err != nil {
 		return 0, 0, err
 	}
 	md, err := d.Update(ctx, bigquery.TableMetadataToUpdate{ExpirationTime: spec.Expires}, "")
