@@ -5,10 +5,11 @@ import (
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 )
 
 func TestBudgetPerPrincipalAndDay(t *testing.T) {
-	now := time.Date(2026, 11, 23, 23, 0, 0, 0, time.UTC)
+	now := redistest.Today(t, 23)
 	b := NewBudget(300, 100)
 	b.now = func() time.Time { return now }
 	b.Add("alice", Usage{Jobs: 1, BytesProcessed: 80, BytesBilled: 80})

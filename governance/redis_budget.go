@@ -66,7 +66,11 @@ func parseReservation(id string) (held bool, tag string, ok bool) {
 // estimate (its job's cost is unknown, and the estimate is the best word
 // on it, as the follower decides after 24 hours), and luaTouch renews the
 // TTLs. KEYS: acct, holds, holdexp, day. ARGV[1] now (ms), ARGV[2] the
-// day's end (ms), ARGV[3] the account TTL (ms).
+// day's end (ms), ARGV[3] the account TTL (ms). Every time is the calling
+// instance's: a day key's TTL is the rest of its day by that clock
+// (PEXPIRE, not PEXPIREAT), so Redis's own clock decides nothing and an
+// instance, or a test's fake clock, never writes a key Redis already
+// thinks expired.
 const luaCommon = `
 local acct, holds, holdexp, day = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now, dayend, acctttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -77,7 +81,7 @@ local function charge(jobs, proc, billed)
   redis.call('HINCRBY', day, 'jobs', jobs)
   redis.call('HINCRBY', day, 'proc', proc)
   redis.call('HINCRBY', day, 'billed', billed)
-  redis.call('PEXPIREAT', day, dayend)
+  redis.call('PEXPIRE', day, math.max(1, dayend - now))
 end
 local function touch()
   redis.call('PEXPIRE', acct, acctttl)

@@ -32,8 +32,10 @@ func (r *Redis) RecordJob(ctx context.Context, j JobRecord) error {
 			_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 				p.HSet(ctx, key, "p", j.Principal, "l", j.Location, "v", view, "r", j.Reservation, "t", j.Started.UnixMilli())
 				// Kept twice its lifetime, so that its owner learns it
-				// expired rather than that it never was.
-				p.PExpireAt(ctx, key, j.Started.Add(2*r.cfg.JobTTL))
+				// expired rather than that it never was. The TTL is
+				// counted by this instance's clock, as the lookup's
+				// expiry is: Redis's own clock decides nothing.
+				p.PExpire(ctx, key, max(time.Millisecond, j.Started.Add(2*r.cfg.JobTTL).Sub(r.now())))
 				return nil
 			})
 			return err

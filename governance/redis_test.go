@@ -117,7 +117,7 @@ func TestStateContract(t *testing.T) {
 }
 
 func contractReservations(t *testing.T, be backend) {
-	c := &clock{now: time.Date(2026, 11, 25, 23, 0, 0, 0, time.UTC)}
+	c := &clock{now: redistest.Today(t, 23)}
 	st, other := be.build(t, 300, 100, c)
 	ctx := context.Background()
 	if !st.Limited() {
@@ -188,7 +188,7 @@ func contractReservations(t *testing.T, be backend) {
 }
 
 func contractUnlimited(t *testing.T, be backend) {
-	c := &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	c := &clock{now: redistest.Today(t, 10)}
 	st, other := be.build(t, 0, 0, c)
 	ctx := context.Background()
 	if st.Limited() {
@@ -207,7 +207,7 @@ func contractUnlimited(t *testing.T, be backend) {
 }
 
 func contractJobs(t *testing.T, be backend) {
-	c := &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	c := &clock{now: redistest.Today(t, 10)}
 	st, other := be.build(t, 0, 0, c)
 	ctx := context.Background()
 	rec := JobRecord{ID: "job_" + be.name, Principal: "token:1", Location: "EU", ThroughView: true, Reservation: "h.0123456789abcdef.x"}
@@ -234,7 +234,7 @@ func contractJobs(t *testing.T, be backend) {
 // budget has room for.
 func contractParallel(t *testing.T, be backend) {
 	const budget, each, callers = 1000, 70, 200
-	c := &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	c := &clock{now: redistest.Today(t, 10)}
 	a, other := be.build(t, 0, budget, c)
 	states := []State{a, other()}
 	ctx := context.Background()
@@ -303,7 +303,7 @@ func TestRedisRetriedReserveHoldsOnce(t *testing.T) {
 // nothing more.
 func TestRedisLapsedHoldChargedItsEstimate(t *testing.T) {
 	srv := sharedRedis(t)
-	c := &clock{now: time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)}
+	c := &clock{now: redistest.Today(t, 10)}
 	st := newRedisState(t, srv.Addr(), "lapse:", RedisConfig{PerSession: 1000, Now: c.Now})
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "p", 400)

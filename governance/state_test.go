@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 )
 
 // TestJobStoreRecordLookupExpiryEviction: a record is found by its job ID
 // until its TTL; past it, or once evicted for room, the lookup says which,
 // and to whom the job belonged; evictions (not expiries) reach the hook.
 func TestJobStoreRecordLookupExpiryEviction(t *testing.T) {
-	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	now := redistest.Today(t, 10)
 	var evicted atomic.Int64
 	s := NewJobStore(JobStoreConfig{Size: 2, TTL: time.Hour, OnEvict: func() { evicted.Add(1) }})
 	s.now = func() time.Time { return now }
@@ -66,7 +67,7 @@ func TestJobStoreRecordLookupExpiryEviction(t *testing.T) {
 // until it is settled (charging the job's bytes billed instead) or
 // released (charging nothing); settling twice charges once.
 func TestReservationArithmetic(t *testing.T) {
-	now := time.Date(2026, 11, 25, 23, 0, 0, 0, time.UTC)
+	now := redistest.Today(t, 23)
 	b := NewBudget(300, 100)
 	b.now = func() time.Time { return now }
 
