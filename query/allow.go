@@ -73,15 +73,26 @@ func (s *Service) checkText(r *request) error {
 	}
 	if len(text.Statements) != 1 {
 		return a.Denied("a script's objects cannot all be checked against the dataset allowlist before it runs").
-			WithHint("Send one statement per call; this server only reads the datasets " + a.String() + ".")
+			WithHint("Send one statement per call (temporary functions may come before a query): put values in the query as literals or @name query parameters instead of DECLARE and SET. This server only reads the datasets " + a.String() + ".")
 	}
 	st := text.Statements[0]
 	if len(st.Unplaced) > 0 {
 		return a.Denied(st.Unplaced[0] + ", so the dataset allowlist cannot be checked").
 			WithHint("Under a dataset allowlist this server runs only statements whose every object it can place (docs/governance.md lists them). Name tables, models and routines of " + a.String() + " directly.")
 	}
-	if st.External {
-		return a.Denied("EXTERNAL_QUERY reads outside BigQuery's datasets and cannot be checked against the dataset allowlist")
+	if len(st.External) > 0 {
+		return a.Denied(st.External[0] + ", which the dataset allowlist cannot check").
+			WithHint("Under a dataset allowlist this server reads only BigQuery tables of " + a.String() + "; load or link files outside it another way.")
+	}
+	for _, uri := range st.ExportURIs {
+		if !underGCSPrefix(uri, s.cfg.ExportGCS) {
+			where := "this server has no export location (--export-gcs)"
+			if s.cfg.ExportGCS != "" {
+				where = "outside " + s.cfg.ExportGCS + "/ (--export-gcs)"
+			}
+			return a.Denied("the statement exports to " + uri + ", " + where).
+				WithHint("Under a dataset allowlist EXPORT writes only below the server's --export-gcs prefix; export_results writes there too.")
+		}
 	}
 	if st.Kind == "CALL" {
 		return a.Denied("a procedure runs statements that cannot be checked against the dataset allowlist before it runs").
@@ -98,6 +109,17 @@ func (s *Service) checkText(r *request) error {
 		}
 	}
 	for _, o := range st.Objects {
+		switch o.Kind {
+		case sqltext.Graph:
+			return a.Denied("the statement reads the property graph " + strings.Join(o.Path, ".") + ": a graph's node and edge tables may lie in any dataset, so graphs are refused under a dataset allowlist").
+				WithHint("Query the graph's node and edge tables of " + a.String() + " directly, with joins.")
+		case sqltext.Connection:
+			if !s.cfg.Connections.Allows(o.Path, s.cfg.Project) {
+				return a.Denied("the statement uses the connection " + strings.Join(o.Path, ".") + ", which reaches outside BigQuery's datasets and is not in this server's --connections (" + s.cfg.Connections.String() + ")").
+					WithHint("Under a dataset allowlist only the connections the user lists in --connections can be used; read tables of " + a.String() + " instead.")
+			}
+			continue
+		}
 		for _, ref := range s.resolve(r, o) {
 			if !a.Allows(ref.project, ref.dataset) {
 				return a.Denied(fmt.Sprintf("the statement names %s %s, outside this server's dataset allowlist", o.Kind, ref))
@@ -182,7 +204,7 @@ func (s *Service) checkPlan(ctx context.Context, r *request, plan *dryRunResult)
 	a := s.cfg.Datasets
 	if plan.StatementType == "SCRIPT" {
 		return a.Denied("a script's objects cannot all be checked against the dataset allowlist before it runs").
-			WithHint("Send one statement per call; this server only reads the datasets " + a.String() + ".")
+			WithHint("Send one statement per call (temporary functions may come before a query): put values in the query as literals or @name query parameters instead of DECLARE and SET. This server only reads the datasets " + a.String() + ".")
 	}
 	if len(plan.ReferencedTables) >= maxReferencedTables {
 		return a.Denied(fmt.Sprintf("the query reads %d or more tables, more than BigQuery lists for the dataset allowlist check", maxReferencedTables))
@@ -306,4 +328,15 @@ func (s *Service) viewTables(ctx context.Context, view tableRef) ([]tableRef, er
 // newViewCache remembers views' tables for viewTablesTTL.
 func newViewCache() *ttlCache[tableRef, []tableRef] {
 	return newTTLCache[tableRef, []tableRef](1024, viewTablesTTL)
+}
+
+// underGCSPrefix reports whether uri names objects below prefix
+// (gs://bucket/prefix): the prefix's folder, not merely a name that starts
+// the same (gs://b/exports2/… is not below gs://b/exports).
+func underGCSPrefix(uri, prefix string) bool {
+	if prefix == "" {
+		return false
+	}
+	rest, ok := strings.CutPrefix(uri, strings.TrimSuffix(prefix, "/")+"/")
+	return ok && rest != ""
 }

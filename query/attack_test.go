@@ -10,6 +10,8 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // The trials of issue 17, against a fake whose dry run reports what the
@@ -80,6 +82,43 @@ func TestAllowlistUnderAttack(t *testing.T) {
 		{sql: "EXECUTE IMMEDIATE 'DROP SCHEMA secret'", writes: true},
 		{sql: "CREATE CAPACITY `p.region-us.c` OPTIONS (slot_count = 100)", writes: true},
 		{sql: "CREATE EXTERNAL TABLE sales.e WITH CONNECTION `p.us.c` OPTIONS (format = 'CSV', uris = ['gs://b/x'])", writes: true},
+		// Issue 28's third round. Property graphs, in every position.
+		{sql: "SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))"},
+		{sql: "SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))"},
+		{sql: "SELECT * FROM sales.orders, GRAPH_TABLE(`p.secret.g` MATCH (n) COLUMNS (n.id)) AS g"},
+		{sql: "SELECT * FROM sales.orders |> JOIN GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id AS id)) USING (id)"},
+		{sql: "SELECT (SELECT COUNT(*) FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))) AS n"},
+		{sql: "GRAPH secret.g MATCH (n) RETURN n.id"},
+		{sql: "INSERT INTO sales.orders SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))", writes: true},
+		{sql: "CREATE TABLE sales.c AS SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))", writes: true},
+		{sql: "CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", writes: true},
+		// Materialized view replicas.
+		{sql: "CREATE MATERIALIZED VIEW sales.x AS REPLICA OF secret.v", writes: true},
+		{sql: "CREATE MATERIALIZED VIEW sales.x AS REPLICA OF `p.secret.v`", writes: true},
+		// Connections named in a string or an argument.
+		{sql: "SELECT OBJ.MAKE_REF('gs://b/x.jpg', 'us.conn') AS r"},
+		{sql: "SELECT OBJ.MAKE_REF(uri, 'us.conn') FROM sales.orders"},
+		{sql: "SELECT OBJ.FETCH_METADATA(OBJ.MAKE_REF('gs://b/x', 'us.c'))"},
+		{sql: "SELECT OBJ.GET_ACCESS_URL(ref, 'r') FROM sales.orders"},
+		{sql: "SELECT AI.GENERATE('hi', connection_id => 'us.conn', endpoint => 'gemini-2.5-flash')"},
+		{sql: "SELECT AI.GENERATE(CONCAT('x', name), endpoint => 'gemini-2.5-flash') FROM sales.orders"},
+		{sql: "SELECT * FROM EXTERNAL_QUERY('us.pg', 'SELECT * FROM users')"},
+		{sql: "SELECT * FROM sales.orders WHERE id IN (SELECT id FROM EXTERNAL_QUERY(\"p.us.pg\", 'SELECT 1 AS id'))"},
+		{sql: "CREATE MODEL sales.m REMOTE WITH CONNECTION DEFAULT OPTIONS (endpoint = 'gemini-2.0-flash')", writes: true},
+		// Table-valued functions the reader has not been taught.
+		{sql: "SELECT * FROM sales.orders, NEW_TVF('secret')"},
+		{sql: "SELECT * FROM ML.SOMETHING_NEW(MODEL sales.m)"},
+		// Files outside BigQuery, and exports elsewhere.
+		{sql: "LOAD DATA INTO sales.orders FROM FILES (format = 'CSV', uris = ['gs://other/x.csv'])", writes: true},
+		{sql: "EXPORT DATA OPTIONS (uri = 'gs://elsewhere/x/*.csv', format = 'CSV') AS SELECT * FROM sales.orders", writes: true},
+		{sql: "WITH x AS (SELECT * FROM sales.orders) EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*') AS SELECT * FROM x", writes: true},
+		{sql: "SELECT * FROM sales.orders |> EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*', format = 'JSON')", writes: true},
+		{sql: "EXPORT DATA OPTIONS (uri = 'gs://b/exports2/x/*') AS SELECT * FROM sales.orders", writes: true},
+		// A procedure's body is read.
+		{sql: "CREATE PROCEDURE sales.p() BEGIN INSERT INTO sales.orders SELECT * FROM secret.orders; END", writes: true},
+		{sql: "CREATE PROCEDURE sales.p() BEGIN IF TRUE THEN DELETE secret.orders WHERE TRUE; END IF; END", writes: true},
+		// Temporary functions read like any SQL.
+		{sql: "CREATE TEMP FUNCTION f() AS ((SELECT COUNT(*) FROM secret.orders)); SELECT f()"},
 		// Statements whose text names only allowed objects, where BigQuery
 		// reports a target outside: each dry-run field is read.
 		{sql: "ALTER TABLE sales.orders SET OPTIONS (description = 'x')", writes: true,
@@ -99,6 +138,7 @@ func TestAllowlistUnderAttack(t *testing.T) {
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, tc.writes)
+			s.cfg.ExportGCS = "gs://b/exports"
 			if tc.stats != nil {
 				fake.stats = map[string]*bq.JobStatistics2{tc.sql: tc.stats}
 			}
@@ -155,6 +195,35 @@ func TestAllowlistStillAllows(t *testing.T) {
 			}
 			if _, q, _ := fake.counts(); q != 1 {
 				t.Errorf("%d jobs, want 1", q)
+			}
+		})
+	}
+}
+
+// TestAllowlistConnectionsAndExports: a connection the operator lists in
+// --connections, and an EXPORT DATA below --export-gcs, pass the text's
+// checks; the same statements are refused without them.
+func TestAllowlistConnectionsAndExports(t *testing.T) {
+	for _, sql := range []string{
+		"SELECT * FROM EXTERNAL_QUERY('us.pg', 'SELECT 1 AS n')",
+		"SELECT AI.GENERATE(name, connection_id => 'p.us.ai') FROM sales.orders",
+		"SELECT OBJ.MAKE_REF('gs://b/x.jpg', 'projects/p/locations/us/connections/ai') AS r",
+		"EXPORT DATA OPTIONS (uri = 'gs://b/exports/q1/*.csv', format = 'CSV') AS SELECT * FROM sales.orders",
+		"EXPORT DATA WITH CONNECTION us.pg OPTIONS (uri = 'gs://b/exports/q2/*', format = 'JSON') AS SELECT * FROM sales.orders",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			s, fake := newGovernedService(t, nil, true)
+			fake.stats = map[string]*bq.JobStatistics2{sql: {StatementType: "SELECT", ReferencedTables: []*bq.TableReference{restTable("p.sales.orders")}}}
+			if err := s.checkText(&request{sql: sql, text: sqltext.Parse(sql)}); err == nil {
+				t.Fatal("allowed without --connections and --export-gcs")
+			}
+			conns, err := governance.ParseConnections("us.pg, p.US.ai", "p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.cfg.Connections, s.cfg.ExportGCS = conns, "gs://b/exports"
+			if _, err := s.Execute(context.Background(), ExecuteInput{SQL: sql}); err != nil {
+				t.Fatalf("Execute refused it with --connections and --export-gcs: %v", err)
 			}
 		})
 	}

@@ -37,6 +37,13 @@ type Config struct {
 	Limits
 	// Datasets (--datasets) is the dataset allowlist. Nil: every dataset.
 	Datasets *governance.Allowlist
+	// Connections (--connections) are the connections a statement may
+	// use under the dataset allowlist. Nil: none.
+	Connections *governance.Connections
+	// ExportGCS (--export-gcs, gs://bucket/prefix) is where EXPORT DATA
+	// and EXPORT MODEL may write under the dataset allowlist. Empty:
+	// nowhere.
+	ExportGCS string
 	// State keeps each caller's spending, limits (--max-bytes-per-*) and
 	// reservations, and the records of who started which job. Nil: an
 	// in-memory state without limits.

@@ -59,6 +59,11 @@ type Config struct {
 	// Datasets (--datasets) is the dataset allowlist: comma-separated
 	// project.dataset or dataset patterns; empty allows every dataset.
 	Datasets string
+	// Connections (--connections) are the connections statements may use
+	// under the dataset allowlist: comma-separated
+	// project.location.connection, location.connection or DEFAULT
+	// patterns; empty: none.
+	Connections string
 	// MaxBytesPerSession and MaxBytesPerDay (--max-bytes-per-session,
 	// --max-bytes-per-day) bound the bytes billed per caller on this
 	// instance; zero: no bound.
@@ -261,6 +266,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, err
 	}
+	connections, err := governance.ParseConnections(cfg.Connections, cfg.Project)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
 	// One ledger: queries agents write and search_columns' own queries
 	// spend from the same budgets. The budgets and the job records are
 	// the governance state: in memory, or in Redis (state.go).
@@ -280,7 +290,8 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: datasets, State: state, ExportListed: listsExport(cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites),
+			Datasets: datasets, Connections: connections, ExportGCS: cfg.ExportGCS,
+			State: state, ExportListed: listsExport(cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites),
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
 			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,

@@ -5,6 +5,7 @@ import "strings"
 // knownKinds are the statement kinds the reader knows the object positions
 // of (docs/governance.md lists them).
 var knownKinds = wordLines(`SELECT
+GRAPH
 INSERT
 UPDATE
 DELETE
@@ -24,6 +25,7 @@ CREATE SCHEMA
 CREATE SEARCH INDEX
 CREATE VECTOR INDEX
 CREATE ROW ACCESS POLICY
+CREATE PROPERTY GRAPH
 DROP TABLE
 DROP EXTERNAL TABLE
 DROP SNAPSHOT TABLE
@@ -38,6 +40,7 @@ DROP SEARCH INDEX
 DROP VECTOR INDEX
 DROP ROW ACCESS POLICY
 DROP ALL ROW ACCESS POLICIES
+DROP PROPERTY GRAPH
 ALTER TABLE
 ALTER VIEW
 ALTER MATERIALIZED VIEW
@@ -99,7 +102,7 @@ func wordLines(s string) map[string]bool {
 // DDL, DCL, DML or LOAD statement in which the reader found no target is
 // one it did not understand.
 func (r *reader) checkTarget() {
-	if r.st.Kind == "SELECT" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
+	if r.st.Kind == "SELECT" || r.st.Kind == "GRAPH" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
 		return
 	}
 	for _, o := range r.st.Objects {

@@ -293,12 +293,21 @@ func scanQuoted(src string, i int) (end int, reason string) {
 }
 
 // Split groups tokens into statements separated by ';', dropping empty
-// ones. Every returned group has at least one token.
+// ones. Every returned group has at least one token. A CREATE PROCEDURE is
+// one statement, with the semicolons of its BEGIN … END body inside it.
 func Split(toks []Token) [][]Token {
 	var stmts [][]Token
 	start := 0
+	procedure := false
+	var b blocks
 	for i, t := range toks {
-		if t.IsPunct(';') {
+		if i == start {
+			procedure, b = createsProcedure(toks[start:]), blocks{}
+		}
+		if procedure {
+			b.step(toks, i)
+		}
+		if t.IsPunct(';') && b.depth == 0 {
 			if i > start {
 				stmts = append(stmts, toks[start:i])
 			}

@@ -118,26 +118,3 @@ func (r *reader) expressionPath(path []string, toks []Token, next int) {
 		r.st.InformationSchema = append(r.st.InformationSchema, path)
 	}
 }
-
-// call records a call of path: a persistent routine when it is qualified
-// and not in one of BigQuery's function namespaces.
-func (r *reader) call(path []string) {
-	if len(path) < 2 {
-		return
-	}
-	p := path
-	if strings.EqualFold(p[0], "SAFE") {
-		p = p[1:]
-	}
-	if len(p) < 2 || builtinNamespaces[strings.ToUpper(p[0])] && len(p) == 2 {
-		return
-	}
-	r.add(Object{Kind: Routine, Path: path})
-}
-
-// builtinNamespaces are the prefixes of BigQuery's own functions
-// (NET.HOST, ML.PREDICT, KEYS.NEW_KEYSET, …); SAFE. may precede any.
-var builtinNamespaces = map[string]bool{
-	"NET": true, "ML": true, "AI": true, "KEYS": true, "AEAD": true, "HLL_COUNT": true, "KLL_QUANTILES": true,
-	"OBJ": true, "VECTOR_INDEX": true,
-}

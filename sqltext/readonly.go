@@ -72,6 +72,14 @@ func checkReadOnly(toks []Token, incomplete string) error {
 		}
 		return nil
 	}
+	if last := stmts[len(stmts)-1]; definesTempFunctions(stmts[:len(stmts)-1]) {
+		// Temporary functions and the one query that uses them: BigQuery
+		// runs them as one query.
+		if kw, reason := checkQueryStatement(last); reason != "" {
+			return &ReadOnlyViolation{Keyword: kw, Reason: reason, Statements: len(stmts)}
+		}
+		return nil
+	}
 	// A script: refuse it even when every statement is a query, because
 	// scripts can declare variables, loop and call procedures, and because
 	// a dry run classifies a script only as a whole (statementType SCRIPT).
@@ -80,6 +88,9 @@ func checkReadOnly(toks []Token, incomplete string) error {
 	v := &ReadOnlyViolation{Statements: len(stmts)}
 	detail := fmt.Sprintf("found %d statements", len(stmts))
 	for i, st := range stmts {
+		if definesTempFunctions(stmts[i : i+1]) {
+			continue
+		}
 		if kw, reason := checkQueryStatement(st); reason != "" {
 			v.Keyword = kw
 			if kw != "" {
@@ -88,8 +99,31 @@ func checkReadOnly(toks []Token, incomplete string) error {
 			break
 		}
 	}
-	v.Reason = "multi-statement scripts are not allowed in read-only mode (" + detail + "); send exactly one SELECT or WITH query"
+	v.Reason = "multi-statement scripts are not allowed in read-only mode (" + detail + "); send exactly one SELECT or WITH query " +
+		"(temporary functions may come before it); put values in the query as literals or query parameters instead of DECLARE and SET"
 	return v
+}
+
+// definesTempFunctions reports whether every statement defines a
+// temporary function (CREATE [OR REPLACE] TEMP[ORARY] [AGGREGATE]
+// FUNCTION) whose body writes nothing.
+func definesTempFunctions(stmts [][]Token) bool {
+	for _, st := range stmts {
+		i := 1
+		if len(st) > 3 && st[1].IsWord("OR") && st[2].IsWord("REPLACE") {
+			i = 3
+		}
+		if i+1 >= len(st) || !st[0].IsWord("CREATE") || !(st[i].IsWord("TEMP") || st[i].IsWord("TEMPORARY")) {
+			return false
+		}
+		if i++; st[i].IsWord("AGGREGATE") {
+			i++
+		}
+		if i >= len(st) || !st[i].IsWord("FUNCTION") || pipeWrite(st) != "" || exportIn(st) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // maxKeywordLen caps the keywords that are reported. Real statement keywords
@@ -101,7 +135,11 @@ const maxKeywordLen = 32
 // returns the keyword to blame and a reason, or reason == "" for a query.
 func checkQueryStatement(st []Token) (keyword, reason string) {
 	kw, depth := LeadingKeyword(st)
-	if kw != "SELECT" && kw != "WITH" {
+	switch kw {
+	case "SELECT", "WITH", "FROM", "GRAPH":
+		// A query: pipe syntax may start with FROM; GRAPH starts a graph
+		// query.
+	default:
 		return kw, statementReason(kw)
 	}
 	if w := writeInQuery(st, depth); w != "" {
@@ -110,6 +148,9 @@ func checkQueryStatement(st []Token) (keyword, reason string) {
 	}
 	if w := pipeWrite(st); w != "" {
 		return w, fmt.Sprintf("the |> %s pipe operator writes data; the server is read-only", w)
+	}
+	if w := exportIn(st); w != "" {
+		return "EXPORT", "EXPORT " + w + " writes outside BigQuery; the server is read-only"
 	}
 	return "", ""
 }
@@ -167,6 +208,21 @@ func writeInQuery(st []Token, topDepth int) string {
 	return ""
 }
 
+// exportIn returns DATA or MODEL when EXPORT DATA or EXPORT MODEL appears
+// anywhere in the statement (WITH … EXPORT DATA, |> EXPORT DATA, inside
+// parentheses), or "". A column named export is then written `export`.
+func exportIn(st []Token) string {
+	for i := 0; i+1 < len(st); i++ {
+		if !st[i].IsWord("EXPORT") || i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
+			continue
+		}
+		if st[i+1].IsWord("DATA") || st[i+1].IsWord("MODEL") {
+			return strings.ToUpper(st[i+1].Text)
+		}
+	}
+	return ""
+}
+
 // pipeWrite returns the operator name of the first pipe operator ("|>") that
 // writes data, or "". GoogleSQL pipe syntax has terminal operators such as
 // "|> EXPORT DATA", "|> INSERT INTO" and "|> CREATE TABLE" that turn a query
@@ -206,8 +262,6 @@ func statementReason(kw string) string {
 		return "CALL runs a stored procedure, which can modify data; the server is read-only"
 	case "GRANT", "REVOKE":
 		return kw + " statements change access control; the server is read-only"
-	case "FROM":
-		return "queries that start with FROM (pipe syntax) are not supported in read-only mode; start the query with SELECT, e.g. SELECT * FROM t |> WHERE …"
 	case "EXECUTE":
 		return "EXECUTE IMMEDIATE runs dynamic SQL that cannot be checked in advance; the server is read-only"
 	case "BEGIN", "COMMIT", "ROLLBACK", "END":

@@ -26,7 +26,11 @@ var readOnlyRejectCases = []struct {
 	// DDL, DCL, export and load.
 	{"create table", "CREATE TABLE ds.t (a INT64)", "CREATE", 1},
 	{"create or replace view", "CREATE OR REPLACE VIEW ds.v AS SELECT 1 AS a", "CREATE", 1},
-	{"create temp function script", "CREATE TEMP FUNCTION f(x INT64) AS (x + 1); SELECT f(1)", "CREATE", 2},
+	{"temp function before a write", "CREATE TEMP FUNCTION f(x INT64) AS (x + 1); DELETE FROM t WHERE f(1) = 2", "DELETE", 2},
+	{"temp function and two queries", "CREATE TEMP FUNCTION f(x INT64) AS (x + 1); SELECT f(1); SELECT 2", "", 3},
+	{"temp table before a query", "CREATE TEMP TABLE x AS SELECT 1 AS n; SELECT * FROM x", "CREATE", 2},
+	{"with export data", "WITH x AS (SELECT 1) EXPORT DATA OPTIONS (uri = 'gs://b/*') AS SELECT * FROM x", "EXPORT", 1},
+	{"export data in parentheses", "(SELECT 1) |> EXPORT DATA OPTIONS (uri = 'gs://b/*')", "EXPORT", 1},
 	{"create table as select", "CREATE TABLE ds.t AS SELECT * FROM ds.s", "CREATE", 1},
 	{"drop table", "DROP TABLE ds.t", "DROP", 1},
 	{"alter table", "ALTER TABLE ds.t ADD COLUMN b STRING", "ALTER", 1},
@@ -78,7 +82,6 @@ var readOnlyRejectCases = []struct {
 	{"unquoted alias update", "SELECT 1 AS update", "UPDATE", 1},
 
 	// Not queries at all, or not SELECT/WITH queries.
-	{"pipe query from", "FROM t |> SELECT a", "FROM", 1},
 	{"number", "1", "", 1},
 	{"string literal", "'SELECT'", "", 1},
 	{"values", "VALUES (1)", "VALUES", 1},
@@ -151,6 +154,10 @@ var readOnlyAcceptCases = []struct {
 	{"pipe read-only operators", "SELECT * FROM t |> WHERE a > 1 |> DROP b |> SET c = 1 |> CALL tvf()"},
 	{"system variable", "SELECT @@dataset_id"},
 	{"no whitespace", "SELECT'x'"},
+	{"pipe query from", "FROM t |> SELECT a"},
+	{"graph query", "GRAPH sales.g MATCH (n) RETURN n.id"},
+	{"temp functions and one query", "CREATE TEMP FUNCTION f(x INT64) AS (x + 1); CREATE OR REPLACE TEMPORARY AGGREGATE FUNCTION g(x INT64) AS (SUM(x)); SELECT f(1), g(n) FROM t"},
+	{"column named export", "SELECT `export` AS data FROM t"},
 }
 
 func TestCheckReadOnlyRejects(t *testing.T) {
@@ -311,6 +318,12 @@ func TestSplitStatements(t *testing.T) {
 		{"SELECT 1; 'unterminated ; x", []string{"SELECT 1", "'unterminated ; x"}},
 		{"SELECT 1; /* unterminated ; x", []string{"SELECT 1"}},
 		{"SELECT 1 --\r; SELECT 2", []string{"SELECT 1", "SELECT 2"}},
+		// A procedure's body is inside the procedure; what follows its
+		// END is not.
+		{"CREATE PROCEDURE d.p() BEGIN SELECT CASE WHEN TRUE THEN 1 END; IF TRUE THEN SELECT 2; END IF; BEGIN SELECT begin FROM t; END; END; DROP TABLE x",
+			[]string{"CREATE PROCEDURE d.p() BEGIN SELECT CASE WHEN TRUE THEN 1 END; IF TRUE THEN SELECT 2; END IF; BEGIN SELECT begin FROM t; END; END", "DROP TABLE x"}},
+		{"CREATE OR REPLACE PROCEDURE d.p() BEGIN BEGIN TRANSACTION; COMMIT TRANSACTION; END; SELECT 1",
+			[]string{"CREATE OR REPLACE PROCEDURE d.p() BEGIN BEGIN TRANSACTION; COMMIT TRANSACTION; END", "SELECT 1"}},
 	} {
 		got := sqlStatements(tc.sql)
 		if !slices.Equal(got, tc.want) || got == nil {
@@ -361,14 +374,18 @@ func FuzzCheckReadOnly(f *testing.F) {
 			return
 		}
 
-		if len(stmts) != 1 {
+		toks, _ := Lex(sql)
+		if len(stmts) != 1 && !definesTempFunctions(Split(toks)[:len(stmts)-1]) {
 			t.Fatalf("CheckReadOnly(%q) = nil, but SplitStatements found %d statements: %q", sql, len(stmts), stmts)
 		}
-		if kw != "SELECT" && kw != "WITH" {
-			t.Fatalf("CheckReadOnly(%q) = nil, but LeadingKeyword = %q", sql, kw)
+		query := stmts[len(stmts)-1]
+		switch kw := sqlLeadingKeyword(query); kw {
+		case "SELECT", "WITH", "FROM", "GRAPH":
+		default:
+			t.Fatalf("CheckReadOnly(%q) = nil, but its query leads with %q", sql, kw)
 		}
-		if err := CheckReadOnly(stmts[0]); err != nil {
-			t.Fatalf("CheckReadOnly(%q) = nil, but its only statement %q fails: %v", sql, stmts[0], err)
+		if err := CheckReadOnly(query); err != nil {
+			t.Fatalf("CheckReadOnly(%q) = nil, but its query %q fails: %v", sql, query, err)
 		}
 		// Whatever the input ends with (a line comment, say), a separator
 		// on a new line must still be seen: one more statement after it

@@ -28,6 +28,15 @@ const (
 	// Dataset is a dataset (GoogleSQL's schema): CREATE SCHEMA x,
 	// GRANT … ON SCHEMA x.
 	Dataset
+	// Graph is a property graph (GRAPH_TABLE(g …), GRAPH g, CREATE
+	// PROPERTY GRAPH g). Its element tables are not in the text.
+	Graph
+	// Connection is a connection to a source outside BigQuery's datasets
+	// (Cloud Storage, another database, a model endpoint): WITH
+	// CONNECTION x, EXTERNAL_QUERY('x', …), connection_id => 'x',
+	// OBJ.MAKE_REF(uri, 'x'). Its path is [project.]location.connection,
+	// or [DEFAULT].
+	Connection
 )
 
 func (k ObjectKind) String() string {
@@ -40,6 +49,10 @@ func (k ObjectKind) String() string {
 		return "routine"
 	case Dataset:
 		return "dataset"
+	case Graph:
+		return "property graph"
+	case Connection:
+		return "connection"
 	}
 	return "object"
 }
@@ -71,8 +84,23 @@ type Statement struct {
 	// InformationSchema are the paths that contain INFORMATION_SCHEMA (in
 	// any spelling), wherever they appear.
 	InformationSchema [][]string
-	// External is set when the statement calls EXTERNAL_QUERY.
-	External bool
+	// External explains each way the statement reads or writes outside
+	// BigQuery's datasets other than through a named connection: the
+	// files of an external table, LOAD DATA's files. The connections it
+	// names are among Objects.
+	External []string
+	// ExportURIs are the destinations EXPORT DATA or EXPORT MODEL write
+	// to (their uri option), in any position (WITH … EXPORT DATA, a pipe's
+	// |> EXPORT DATA).
+	ExportURIs []string
+	// Temporary is set on CREATE TEMP FUNCTION and the other statements
+	// that make a temporary object.
+	Temporary bool
+	// TempFunctions counts the temporary functions defined before a query
+	// in the same text: BigQuery runs them and the query as one query, and
+	// Parse reads them as one Statement whose objects include those their
+	// bodies name.
+	TempFunctions int
 	// Unplaced explains what the reader could not account for: a statement
 	// kind it does not know, an object position it cannot read, a
 	// malformed escape. A caller that must know every name refuses the
@@ -98,5 +126,6 @@ func Parse(sql string) *Text {
 	for _, st := range Split(toks) {
 		t.Statements = append(t.Statements, readStatement(st))
 	}
+	t.Statements = withTempFunctions(t.Statements)
 	return t
 }

@@ -21,6 +21,9 @@ type frame struct {
 	// a parenthesised join, UNNEST or a table function's arguments): the
 	// alias after its ')' is a range variable.
 	fromItem bool
+	// call is set on the frame of a call's arguments whose function the
+	// inventory knows (calls.go).
+	call *callState
 	// ranges are the range variables this frame's FROM lists declared
 	// (aliases, or a table's last part when it has none), lower-cased.
 	// A from-item path that starts with one visible here (this frame or
@@ -39,6 +42,11 @@ type reader struct {
 	// itemParen is set when the next '(' opens a from-item's parentheses
 	// (UNNEST( or a table function's).
 	itemParen bool
+	// pendingCall is the known call whose arguments the next '(' opens.
+	pendingCall *callState
+	// exporting is set after EXPORT DATA or EXPORT MODEL: its uri
+	// options are destinations.
+	exporting bool
 	ctes      map[string]bool
 }
 
@@ -70,14 +78,30 @@ func (r *reader) isRange(name string) bool {
 
 // readStatement reads the objects one statement names.
 func readStatement(toks []Token) Statement {
-	r := &reader{toks: toks, frames: []frame{{}}, ctes: map[string]bool{}}
+	r := newReader(toks)
 	r.st.Kind = statementKind(toks)
+	r.st.Temporary = temporary(toks)
 	if !knownKinds[r.st.Kind] {
 		r.unplaced("the statement kind " + r.st.Kind + " is not one this server can check")
 	}
-	r.scan()
+	if r.st.Kind == "CREATE PROCEDURE" {
+		if head, body, ok := procedureBody(toks); ok {
+			r.toks = head
+			r.scan()
+			r.readBody(body)
+		} else {
+			r.scan()
+		}
+	} else {
+		r.scan()
+	}
+	r.finish()
 	r.checkTarget()
 	return r.st
+}
+
+func newReader(toks []Token) *reader {
+	return &reader{toks: toks, frames: []frame{{}}, ctes: map[string]bool{}}
 }
 
 func (r *reader) unplaced(reason string) {
@@ -97,11 +121,12 @@ func (r *reader) scan() {
 		if t.BadEscape {
 			r.unplaced("a quoted identifier holds an escape sequence BigQuery does not accept")
 		}
-		if (t.Kind == Word || t.Kind == QuotedIdent) && strings.EqualFold(t.Value, "EXTERNAL_QUERY") {
-			r.st.External = true
-		}
 	}
 	for i := 0; i < len(toks); {
+		if next, ok := r.callArgument(toks, i); ok {
+			i = next
+			continue
+		}
 		t := toks[i]
 		if t.Kind == Punct {
 			i = r.punct(toks, i)
@@ -146,6 +171,18 @@ func (r *reader) keyword(toks []Token, i int, f *frame) (int, bool) {
 	if next, ok := r.clause(toks, i, kw, f); ok {
 		return next, true
 	}
+	if kw == "GRAPH_TABLE" && i+1 < len(toks) && toks[i+1].IsPunct('(') {
+		// GRAPH_TABLE(graph MATCH …): a from-item over a property graph,
+		// whose first argument is the graph's name.
+		if f.from && f.item {
+			r.itemParen, f.item = true, false
+		}
+		r.object(toks, i+2, Graph, false)
+		return i + 1, true
+	}
+	if next, ok := r.sourceClause(toks, i); ok {
+		return next, true
+	}
 	if next, ok := r.objectKeyword(toks, i, kw); ok {
 		return next, true
 	}
@@ -170,6 +207,9 @@ func (r *reader) clause(toks []Token, i int, kw string, f *frame) (int, bool) {
 		}
 		if r.st.Kind == "REVOKE" && i+1 < len(toks) && toks[i+1].Kind == String {
 			return i + 1, true
+		}
+		if r.st.Kind == "LOAD DATA" && i+1 < len(toks) && toks[i+1].IsWord("FILES") {
+			return i + 2, true // FROM FILES (options): no from-item
 		}
 		f.from, f.item = true, true
 		return i + 1, true
@@ -253,14 +293,32 @@ func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
 			return r.object(toks, i+2, Table, true), true
 		}
 		return 0, false
-	case "CLONE", "COPY", "LIKE", "REFERENCES":
-		if kw == "LIKE" && !r.isDDL() {
-			return 0, false // the LIKE operator
+	case "GRAPH":
+		if i > 0 && toks[i-1].IsWord("PROPERTY") {
+			return r.object(toks, i+1, Graph, true), true // CREATE/DROP PROPERTY GRAPH g
 		}
-		return r.object(toks, i+1, Table, false), true
+		if i == leadingWord(toks) {
+			return r.object(toks, i+1, Graph, false), true // GRAPH g MATCH …
+		}
+		return 0, false
 	case "CONNECTION":
 		if i > 0 && toks[i-1].IsWord("WITH") {
-			r.unplaced("connections (WITH CONNECTION) are outside the dataset allowlist")
+			return r.connection(toks, i+1, true), true // [REMOTE] WITH CONNECTION x
+		}
+		return 0, false
+	case "CONNECTION_ID":
+		if namedArgument(toks, i) {
+			return r.connection(toks, i+3, false), true // connection_id => 'x'
+		}
+		return 0, false
+	case "EXPORT":
+		if i+1 < len(toks) && (toks[i+1].IsWord("DATA") || toks[i+1].IsWord("MODEL")) {
+			r.exporting = true
+		}
+		return 0, false
+	case "URI":
+		if r.exporting && r.top().opener == "OPTIONS" && i+1 < len(toks) && toks[i+1].IsPunct('=') {
+			return r.exportURI(toks, i+2), true
 		}
 		return 0, false
 	case "EXECUTE":
@@ -330,7 +388,7 @@ func (r *reader) fromItem(toks []Token, i int) int {
 		return i + 1
 	}
 	if next < len(toks) && toks[next].IsPunct('(') {
-		r.call(path)
+		r.tableCall(path)
 		r.itemParen = true
 		return next
 	}
@@ -374,8 +432,11 @@ func (r *reader) punct(toks []Token, i int) int {
 		}
 		startsItem := f.from && f.item
 		f.item = false
-		r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen})
-		r.itemParen = false
+		r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen, call: r.pendingCall})
+		if r.pendingCall != nil {
+			r.pendingCall.argStart = true
+		}
+		r.itemParen, r.pendingCall = false, nil
 		if startsItem && !startsQuery(toks, i+1) {
 			// A parenthesised join: its first token starts a
 			// from-item too.
@@ -387,6 +448,7 @@ func (r *reader) punct(toks []Token, i int) int {
 		if len(r.frames) > 1 {
 			closed := r.frames[len(r.frames)-1]
 			r.frames = r.frames[:len(r.frames)-1]
+			r.endCall(closed.call)
 			if closed.fromItem {
 				i = r.alias(toks, i)
 			}
@@ -395,6 +457,10 @@ func (r *reader) punct(toks []Token, i int) int {
 	case t.IsPunct(','):
 		if f.from {
 			f.item = true
+		}
+		if f.call != nil {
+			f.call.arg++
+			f.call.argStart = true
 		}
 		return i + 1
 	case t.IsPunct('@') && i+1 < len(toks) && toks[i+1].IsPunct('{'):

@@ -17,8 +17,11 @@ func describe(st Statement) string {
 	for _, p := range st.InformationSchema {
 		parts = append(parts, "is:"+strings.Join(p, "."))
 	}
-	if st.External {
+	for range st.External {
 		parts = append(parts, "external")
+	}
+	for _, u := range st.ExportURIs {
+		parts = append(parts, "export:"+u)
 	}
 	if len(st.Unplaced) > 0 {
 		parts = append(parts, "UNPLACED")
@@ -38,7 +41,7 @@ func TestObjectPositions(t *testing.T) {
 		{`CREATE OR REPLACE TABLE sales.c CLONE secret.t`, `CREATE TABLE table!:sales.c table:secret.t`},
 		{"GRANT `roles/bigquery.dataViewer` ON SCHEMA secret TO 'user:a@b.c'", `GRANT dataset!:secret`},
 		{"REVOKE `roles/x` ON TABLE secret.t FROM 'user:a'", `REVOKE table!:secret.t`},
-		{`LOAD DATA OVERWRITE secret.t FROM FILES(format='CSV', uris=['gs://x'])`, `LOAD DATA table!:secret.t`},
+		{`LOAD DATA OVERWRITE secret.t FROM FILES(format='CSV', uris=['gs://x'])`, `LOAD DATA table!:secret.t external`},
 		{`SELECT * FROM sales.a JOIN sales.b ON a.x = b.x, secret.t`, `SELECT table:sales.a table:sales.b table:secret.t`},
 		{`SELECT * FROM sales.a AS a, a.items, UNNEST(a.arr) x, secret.t`, `SELECT table:sales.a table:secret.t`},
 		{`WITH c AS (SELECT 1) SELECT * FROM c, c.x`, `SELECT`},
@@ -56,8 +59,8 @@ func TestObjectPositions(t *testing.T) {
 		{`ALTER TABLE sales.t ADD FOREIGN KEY (a) REFERENCES secret.u(b) NOT ENFORCED`, `ALTER TABLE table!:sales.t table:secret.u`},
 		{`SELECT * FROM ((sales.a JOIN secret.b USING (id)))`, `SELECT table:sales.a table:secret.b`},
 		{`SELECT * FROM sales.t FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP() , secret.u`, `SELECT table:sales.t table:secret.u`},
-		{`EXPORT DATA OPTIONS(uri='gs://x/*') AS SELECT * FROM secret.t`, `EXPORT DATA table:secret.t`},
-		{`SELECT * FROM EXTERNAL_QUERY('c', 'SELECT 1')`, `SELECT external`},
+		{`EXPORT DATA OPTIONS(uri='gs://x/*') AS SELECT * FROM secret.t`, `EXPORT DATA table:secret.t export:gs://x/*`},
+		{`SELECT * FROM EXTERNAL_QUERY('c', 'SELECT 1')`, `SELECT connection:c`},
 		{`SELECT * FROM sales.t PIVOT(SUM(x) FOR y IN ('a', 'b')), secret.u`, `SELECT table:sales.t table:secret.u`},
 		{`SELECT * FROM sales.t TABLESAMPLE SYSTEM (10 PERCENT), secret.u`, `SELECT table:sales.t table:secret.u`},
 		{`DELETE sales.t WHERE true`, `DELETE table!:sales.t`},
@@ -95,6 +98,50 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT * FROM ok.a JOIN ok.b ON CASE WHEN a.x = 1 THEN TRUE ELSE FALSE END, secret.t", "SELECT table:ok.a table:ok.b table:secret.t"},
 		{"MERGE ok.t USING ok.s ON TRUE WHEN MATCHED THEN DELETE", "MERGE table!:ok.t table:ok.s"},
 		{"DROP ALL ROW ACCESS POLICIES ON secret.t", "DROP ALL ROW ACCESS POLICIES table!:secret.t"},
+		// Issue 28's third round: property graphs in every position.
+		{"SELECT * FROM GRAPH_TABLE(secret.g MATCH (a)-[e]->(b) COLUMNS (a.id))", "SELECT property graph:secret.g"},
+		{"SELECT * FROM sales.t, GRAPH_TABLE(`p.secret.g` MATCH (n) COLUMNS (n.x)) AS g", "SELECT table:sales.t property graph:p.secret.g"},
+		{"FROM sales.t |> JOIN GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id AS id)) USING (id)", "SELECT table:sales.t property graph:secret.g"},
+		{"SELECT (SELECT COUNT(*) FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))) AS n", "SELECT property graph:sales.g"},
+		{"INSERT INTO sales.t SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))", "INSERT table!:sales.t property graph:secret.g"},
+		{"GRAPH secret.g MATCH (n) RETURN n.id", "GRAPH property graph:secret.g"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g"},
+		{"DROP PROPERTY GRAPH IF EXISTS sales.g", "DROP PROPERTY GRAPH property graph!:sales.g"},
+		// Materialized view replicas and every other source clause.
+		{"CREATE MATERIALIZED VIEW sales.x AS REPLICA OF secret.v", "CREATE MATERIALIZED VIEW table!:sales.x table:secret.v"},
+		{"CREATE MATERIALIZED VIEW sales.x AS REPLICA OF `p.secret.v` OPTIONS (replication_interval_seconds = 600)", "CREATE MATERIALIZED VIEW table!:sales.x table:p.secret.v"},
+		// Connections, in any spelling.
+		{"SELECT OBJ.MAKE_REF('gs://b/x.jpg', 'us.conn') AS r", "SELECT connection:us.conn"},
+		{"SELECT OBJ.MAKE_REF(uri, `p.us.conn`) FROM sales.t", "SELECT table:sales.t UNPLACED"}, // a column
+		{"SELECT OBJ.MAKE_REF(uri, c) FROM sales.t", "SELECT table:sales.t UNPLACED"},
+		{"SELECT OBJ.MAKE_REF(TO_JSON(STRUCT(uri, 'us.c' AS authorizer))) FROM sales.t", "SELECT table:sales.t UNPLACED"},
+		{"SELECT OBJ.GET_ACCESS_URL(ref, 'r') FROM sales.t", "SELECT table:sales.t UNPLACED"},
+		{"SELECT AI.GENERATE('hi', connection_id => 'us.conn', endpoint => 'gemini-2.5-flash')", "SELECT connection:us.conn"},
+		{"SELECT AI.GENERATE('hi', connection_id => 'projects/p/locations/us/connections/c')", "SELECT connection:p.us.c"},
+		{"SELECT AI.GENERATE('hi', endpoint => 'gemini-2.5-flash')", "SELECT UNPLACED"},
+		{"SELECT AI.NEW_THING('hi')", "SELECT UNPLACED"},
+		{"SELECT * FROM sales.t, NEW_TVF(1)", "SELECT table:sales.t UNPLACED"},
+		{"SELECT * FROM ML.NEW_TVF(MODEL sales.m)", "SELECT model:sales.m UNPLACED"},
+		{"SELECT * FROM EXTERNAL_QUERY(@conn, 'SELECT 1')", "SELECT UNPLACED"},
+		{"SELECT * FROM EXTERNAL_QUERY(r'p.us.pg', '''SELECT 1''')", "SELECT connection:p.us.pg"},
+		{"SELECT * FROM EXTERNAL_QUERY(\"eu.pg\", 'x') AS e, secret.t", "SELECT connection:eu.pg table:secret.t"},
+		{"CREATE MODEL sales.m REMOTE WITH CONNECTION `p.us.c` OPTIONS (endpoint = 'gemini-2.0-flash')", "CREATE MODEL model!:sales.m connection:p.us.c"},
+		{"CREATE MODEL sales.m REMOTE WITH CONNECTION DEFAULT OPTIONS (endpoint = 'x')", "CREATE MODEL model!:sales.m connection:DEFAULT"},
+		{"CREATE EXTERNAL TABLE sales.e WITH CONNECTION us.c OPTIONS (format = 'CSV', uris = ['gs://b/x'])", "CREATE EXTERNAL TABLE table!:sales.e connection:us.c external"},
+		// EXPORT DATA in every position, with its destinations.
+		{"EXPORT DATA WITH CONNECTION us.c OPTIONS (uri = 'gs://b/x/*.csv', format = 'CSV') AS SELECT * FROM sales.t", "EXPORT DATA connection:us.c table:sales.t export:gs://b/x/*.csv"},
+		{"SELECT * FROM sales.t |> EXPORT DATA OPTIONS (uri = 'gs://b/y/*', format = 'JSON')", "SELECT table:sales.t export:gs://b/y/*"},
+		{"WITH x AS (SELECT 1) EXPORT DATA OPTIONS (format = 'CSV', URI = r'gs://b/z/*') AS SELECT * FROM x", "SELECT export:gs://b/z/*"},
+		{"EXPORT DATA OPTIONS (uri = CONCAT('gs://', 'b/*')) AS SELECT 1", "EXPORT DATA UNPLACED"},
+		{"EXPORT MODEL sales.m OPTIONS (uri = 'gs://b/m')", "EXPORT MODEL model!:sales.m export:gs://b/m"},
+		// Temporary functions before one query are that query.
+		{"CREATE TEMP FUNCTION f(x INT64) AS (x + 1); SELECT f(n) FROM sales.t", "SELECT table:sales.t"},
+		{"CREATE TEMPORARY FUNCTION g() AS ((SELECT MAX(n) FROM secret.t)); CREATE TEMP FUNCTION h(s STRING) RETURNS STRING LANGUAGE js AS r'''return s;'''; SELECT g(), h('a')", "SELECT table:secret.t"},
+		// A procedure is one statement; its body's objects are its own.
+		{"CREATE PROCEDURE sales.p(x INT64) BEGIN DECLARE d DATE DEFAULT (SELECT MAX(d) FROM sales.t); INSERT INTO sales.u SELECT * FROM secret.t WHERE d > d; SELECT CASE WHEN x > 0 THEN 1 END; END",
+			"CREATE PROCEDURE routine!:sales.p table:sales.t table!:sales.u table:secret.t"},
+		{"CREATE OR REPLACE PROCEDURE sales.p() BEGIN IF TRUE THEN DELETE sales.t WHERE TRUE; END IF; END", "CREATE PROCEDURE routine!:sales.p UNPLACED"},
+		{"CREATE PROCEDURE sales.p() BEGIN SELECT 1; END", "CREATE PROCEDURE routine!:sales.p"},
 	} {
 		p := Parse(c.sql)
 		if len(p.Statements) != 1 {

@@ -1,0 +1,225 @@
+package sqltext
+
+import "strings"
+
+// callState is what the reader knows of a call whose '(' opened a frame:
+// the function, which argument the scan is in, and whether the connection
+// the function needs has been read.
+type callState struct {
+	name string
+	fn   function
+	// arg is the index of the argument being read; argStart is set on
+	// its first token.
+	arg      int
+	argStart bool
+	// connection is set once the call's connection was read (or reported
+	// as unplaced).
+	connection bool
+}
+
+// call handles a call of path in an expression: a persistent routine when
+// it is qualified and not one of BigQuery's own; a function of a namespace
+// that reaches objects (ML., AI., OBJ.) must be one the inventory knows.
+func (r *reader) call(path []string) {
+	p := path
+	if len(p) > 1 && strings.EqualFold(p[0], "SAFE") {
+		p = p[1:]
+	}
+	if len(p) < 2 {
+		return // a built-in or temporary function, or one of the default dataset's
+	}
+	ns := strings.ToUpper(p[0])
+	if len(p) == 2 && builtinNamespaces[ns] {
+		if !objectNamespaces[ns] {
+			return
+		}
+		name := ns + "." + strings.ToUpper(p[1])
+		fn, ok := knownFunctions[name]
+		if !ok {
+			r.unplaced("the function " + name + " is not one this server can check")
+			return
+		}
+		r.open(name, fn)
+		return
+	}
+	r.add(Object{Kind: Routine, Path: path})
+}
+
+// tableCall handles a call in a from-item position: a table-valued
+// function. A built-in one must be in the inventory; a qualified name of
+// no built-in namespace is a persistent table function. What the reader
+// does not know it does not guess at: an unknown built-in's arguments may
+// name objects in ways it cannot read.
+func (r *reader) tableCall(path []string) {
+	name := strings.ToUpper(strings.Join(path, "."))
+	if fn, ok := knownFunctions[name]; ok && fn.table {
+		r.open(name, fn)
+		return
+	}
+	if len(path) == 1 || len(path) == 2 && builtinNamespaces[strings.ToUpper(path[0])] {
+		r.unplaced("the table-valued function " + name + " is not one this server can check")
+		return
+	}
+	r.add(Object{Kind: Routine, Path: path})
+}
+
+// open makes fn the call whose arguments the next '(' opens.
+func (r *reader) open(name string, fn function) {
+	if fn.args == argsObjectRef {
+		r.unplaced(name + " reads Cloud Storage through the connection an ObjectRef names, which only the data knows")
+	}
+	r.pendingCall = &callState{name: name, fn: fn}
+}
+
+// callArgument reads the token at i when it starts the connection argument
+// of the call whose frame is on top (EXTERNAL_QUERY('conn', …),
+// OBJ.MAKE_REF(uri, 'conn')). It returns where to go on and whether it
+// consumed the argument.
+func (r *reader) callArgument(toks []Token, i int) (int, bool) {
+	c := r.top().call
+	if c == nil || !c.argStart {
+		return 0, false
+	}
+	c.argStart = false
+	if c.fn.args != argsConnectionAt || c.arg != c.fn.connectionArg || c.connection {
+		return 0, false
+	}
+	if toks[i].IsPunct(')') || toks[i].IsPunct(',') || namedArgument(toks, i) {
+		return 0, false // no argument here, or a named one (connection_id => …)
+	}
+	path, next, ok := connectionName(toks, i, false)
+	if ok && next < len(toks) && (toks[next].IsPunct(',') || toks[next].IsPunct(')')) {
+		r.add(Object{Kind: Connection, Path: path})
+		c.connection = true
+		return next, true
+	}
+	r.unplaced("the connection argument of " + c.name + " is not a literal name")
+	c.connection = true
+	return 0, false
+}
+
+// endCall checks, as a call's ')' closes its frame, that a function that
+// reaches outside BigQuery named the connection it does so through.
+func (r *reader) endCall(c *callState) {
+	if c == nil || c.connection {
+		return
+	}
+	switch c.fn.args {
+	case argsConnectionAt:
+		r.unplaced(c.name + " names no connection this server can read")
+	case argsConnectionNamed:
+		r.unplaced(c.name + " without connection_id reaches a model endpoint with the caller's credentials, outside the dataset allowlist")
+	}
+}
+
+// connection reads the connection named at i (WITH CONNECTION x, where
+// paths name it; connection_id => 'x', where only a string does) and
+// returns the index after it.
+func (r *reader) connection(toks []Token, i int, paths bool) int {
+	if c := r.top().call; c != nil {
+		c.connection = true
+	}
+	path, next, ok := connectionName(toks, i, paths)
+	if !ok {
+		r.unplaced("a connection is named by something other than a literal name")
+		return i
+	}
+	r.add(Object{Kind: Connection, Path: path})
+	return next
+}
+
+// connectionName reads a connection's name at i: a string literal
+// ('us.conn', 'p.us.conn', 'projects/p/locations/us/connections/conn'),
+// or where paths is set a path (`p.us.conn`, us.conn) or DEFAULT. In a
+// function's argument a path would be a column, whose value only the data
+// knows.
+func connectionName(toks []Token, i int, paths bool) ([]string, int, bool) {
+	if i >= len(toks) {
+		return nil, i, false
+	}
+	if paths && toks[i].IsWord("DEFAULT") {
+		return []string{"DEFAULT"}, i + 1, true
+	}
+	if v, next, ok := stringAt(toks, i); ok {
+		if rest, ok := strings.CutPrefix(v, "projects/"); ok {
+			// The resource name form: projects/p/locations/l/connections/c.
+			parts := strings.Split(rest, "/")
+			if len(parts) != 5 || parts[1] != "locations" || parts[3] != "connections" {
+				return nil, i, false
+			}
+			return []string{parts[0], parts[2], parts[4]}, next, true
+		}
+		parts := strings.Split(v, ".")
+		for _, p := range parts {
+			if p == "" {
+				return nil, i, false
+			}
+		}
+		return parts, next, true
+	}
+	if !paths {
+		return nil, i, false
+	}
+	path, next := readPath(toks, i)
+	return path, next, len(path) > 0
+}
+
+// namedArgument reports whether a named argument (name => value) starts
+// at i.
+func namedArgument(toks []Token, i int) bool {
+	return i+2 < len(toks) && toks[i].Kind == Word && toks[i+1].IsPunct('=') && toks[i+2].IsPunct('>') && toks[i+2].Start == toks[i+1].End
+}
+
+// stringAt decodes the string literal at i (r'…' raw, or with escapes),
+// and returns its value and the index after it. Bytes literals and
+// anything else are not strings.
+func stringAt(toks []Token, i int) (string, int, bool) {
+	raw := false
+	if i+1 < len(toks) && toks[i].Kind == Word && (toks[i].Text == "r" || toks[i].Text == "R") &&
+		toks[i+1].Kind == String && toks[i+1].Start == toks[i].End {
+		raw = true
+		i++
+	}
+	if i >= len(toks) || toks[i].Kind != String {
+		return "", i, false
+	}
+	s := toks[i].Text
+	q, n := s[0], 1
+	if len(s) >= 6 && s[1] == q && s[2] == q {
+		n = 3
+	}
+	if len(s) < 2*n {
+		return "", i, false
+	}
+	body := s[n : len(s)-n]
+	if raw {
+		return body, i + 1, true
+	}
+	v, ok := unescape(body)
+	return v, i + 1, ok
+}
+
+// exportURI reads an EXPORT DATA or EXPORT MODEL uri option's value at i
+// and returns the index after it.
+func (r *reader) exportURI(toks []Token, i int) int {
+	v, next, ok := stringAt(toks, i)
+	if !ok || next < len(toks) && !toks[next].IsPunct(',') && !toks[next].IsPunct(')') {
+		r.unplaced("an EXPORT's uri is not a string literal")
+		return i
+	}
+	r.st.ExportURIs = append(r.st.ExportURIs, v)
+	return next
+}
+
+// finish checks what the scan can only judge at the statement's end.
+func (r *reader) finish() {
+	if r.exporting && len(r.st.ExportURIs) == 0 {
+		r.unplaced("an EXPORT names no destination uri this server can read")
+	}
+	switch r.st.Kind {
+	case "CREATE EXTERNAL TABLE":
+		r.st.External = append(r.st.External, "an external table reads files outside BigQuery's datasets")
+	case "LOAD DATA":
+		r.st.External = append(r.st.External, "LOAD DATA reads files outside BigQuery's datasets")
+	}
+}
