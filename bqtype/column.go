@@ -13,8 +13,10 @@ type Column struct {
 	// BIGNUMERIC, BOOL, BYTES, DATE, DATETIME, TIME, TIMESTAMP, GEOGRAPHY,
 	// JSON, INTERVAL, RANGE, or STRUCT (with Fields).
 	Type string `json:"type"`
-	// Mode is NULLABLE, REQUIRED or REPEATED (an ARRAY of Type).
-	Mode        string `json:"mode"`
+	// Mode is NULLABLE, REQUIRED or REPEATED (an ARRAY of Type). An
+	// answer may leave out BigQuery's default, NULLABLE (get_table_schema
+	// does): no mode means NULLABLE.
+	Mode        string `json:"mode,omitempty"`
 	Description string `json:"description,omitempty"`
 	// RangeElementType is the element type of a RANGE column.
 	RangeElementType string `json:"rangeElementType,omitempty"`

@@ -15,10 +15,12 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 )
 
-// Schema budgets. A 100-column table with descriptions fits in
-// MaxSchemaBytes once its descriptions are left out (descriptions always
-// go before columns do); view SQL beyond
-// MaxViewQueryBytes is cut unless asked for whole.
+// Schema budgets. A 100-column table with descriptions, nested fields
+// included, fits in MaxSchemaBytes once its descriptions are left out
+// (descriptions always go before columns do), because what an agent can
+// infer is never sent: mode NULLABLE, BigQuery's default (18 bytes a
+// column), and empty fields. View SQL beyond MaxViewQueryBytes is cut
+// unless asked for whole.
 const (
 	MaxSchemaBytes    = 6000
 	MaxViewQueryBytes = 2000
@@ -91,6 +93,12 @@ func cut(full *TableSchema, o cutOptions) *TableSchema {
 		out.Truncated = true
 		notes = append(notes, fmt.Sprintf("nested fields below depth %d left out (maxDepth to see them)", o.maxDepth))
 	}
+	// What an agent can infer is left out: BigQuery's default mode.
+	cols = mapColumns(cols, func(c *bqtype.Column) {
+		if c.Mode == "NULLABLE" {
+			c.Mode = ""
+		}
+	})
 	if o.descriptions != nil && !*o.descriptions {
 		cols = mapDescriptions(cols, func(string) string { return "" })
 	}
@@ -195,20 +203,28 @@ func limitDepth(cols []bqtype.Column, max, level int, cut *bool) []bqtype.Column
 	return out
 }
 
-// mapDescriptions returns a copy of cols, nested fields included, with
-// every description replaced by f's result (the cached schema is shared).
-func mapDescriptions(cols []bqtype.Column, f func(string) string) []bqtype.Column {
+// mapColumns returns a copy of cols, nested fields included, with f applied
+// to every column (the cached schema is shared: f changes only the copy).
+func mapColumns(cols []bqtype.Column, f func(*bqtype.Column)) []bqtype.Column {
 	out := make([]bqtype.Column, len(cols))
 	for i, c := range cols {
-		if c.Description != "" {
-			c.Description = f(c.Description)
-		}
+		f(&c)
 		if c.Fields != nil {
-			c.Fields = mapDescriptions(c.Fields, f)
+			c.Fields = mapColumns(c.Fields, f)
 		}
 		out[i] = c
 	}
 	return out
+}
+
+// mapDescriptions returns a copy of cols with every description replaced
+// by f's result.
+func mapDescriptions(cols []bqtype.Column, f func(string) string) []bqtype.Column {
+	return mapColumns(cols, func(c *bqtype.Column) {
+		if c.Description != "" {
+			c.Description = f(c.Description)
+		}
+	})
 }
 
 func hasDescriptions(cols []bqtype.Column) bool {

@@ -337,11 +337,12 @@ func TestGetTableSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(got.Columns)
+	// NULLABLE, BigQuery's default mode, is left out.
 	const wantCols = `[{"name":"id","type":"INT64","mode":"REQUIRED","description":"Order ID"},` +
-		`{"name":"amount","type":"NUMERIC","mode":"NULLABLE","precision":10,"scale":2},` +
+		`{"name":"amount","type":"NUMERIC","precision":10,"scale":2},` +
 		`{"name":"tags","type":"STRING","mode":"REPEATED"},` +
-		`{"name":"customer","type":"STRUCT","mode":"NULLABLE","fields":[{"name":"name","type":"STRING","mode":"NULLABLE"}]},` +
-		`{"name":"ordered_at","type":"TIMESTAMP","mode":"NULLABLE"}]`
+		`{"name":"customer","type":"STRUCT","fields":[{"name":"name","type":"STRING"}]},` +
+		`{"name":"ordered_at","type":"TIMESTAMP"}]`
 	if string(b) != wantCols {
 		t.Errorf("columns =\n%s\nwant\n%s", b, wantCols)
 	}

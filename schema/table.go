@@ -36,13 +36,27 @@ type Partitioning struct {
 	RangeInterval *int64 `json:"rangeInterval,omitempty"`
 }
 
+// ForeignKey is a declared foreign key: Columns of this table reference
+// ReferencedColumns (in the same order) of the table References names.
+type ForeignKey struct {
+	Columns []string `json:"columns"`
+	// References is the referenced table, project.dataset.table.
+	References        string   `json:"references"`
+	ReferencedColumns []string `json:"referencedColumns"`
+}
+
 // TableSchema is get_table_schema's result.
 type TableSchema struct {
-	Table        string            `json:"table"`
-	Type         string            `json:"type"`
-	Description  string            `json:"description,omitempty"`
-	Location     string            `json:"location,omitempty"`
-	Columns      []bqtype.Column   `json:"columns"`
+	Table       string          `json:"table"`
+	Type        string          `json:"type"`
+	Description string          `json:"description,omitempty"`
+	Location    string          `json:"location,omitempty"`
+	Columns     []bqtype.Column `json:"columns" jsonschema:"Name and type of each; mode omitted means NULLABLE; empty fields are left out."`
+	// PrimaryKey and ForeignKeys are the table's declared keys (BigQuery
+	// does not enforce them): join on these rather than on guesses from
+	// column names. Left out when none are declared.
+	PrimaryKey   []string          `json:"primaryKey,omitempty" jsonschema:"Declared primary key columns (BigQuery does not enforce keys); omitted when none."`
+	ForeignKeys  []ForeignKey      `json:"foreignKeys,omitempty" jsonschema:"Declared foreign keys: columns join the table references (project.dataset.table) on referencedColumns, in order. Join on declared keys rather than on names that look alike; omitted when none."`
 	Partitioning *Partitioning     `json:"partitioning,omitempty"`
 	Clustering   []string          `json:"clustering,omitempty"`
 	NumRows      uint64            `json:"numRows"`
@@ -77,7 +91,25 @@ func (s *Service) GetTableSchema(ctx context.Context, in GetTableSchemaInput) (*
 	if err != nil {
 		return nil, err
 	}
-	return cut(full, o), nil
+	return cut(s.allowedKeys(full), o), nil
+}
+
+// allowedKeys leaves out the foreign keys to tables in datasets the
+// allowlist does not allow: an agent could not join them, and a dataset it
+// may not read is not named. It filters a copy, after the cache, which
+// holds every key.
+func (s *Service) allowedKeys(full *TableSchema) *TableSchema {
+	if !s.cfg.Datasets.Enabled() || len(full.ForeignKeys) == 0 {
+		return full
+	}
+	out := *full
+	out.ForeignKeys = nil
+	for _, fk := range full.ForeignKeys {
+		if ref, err := bqtype.ParseTableRef(fk.References); err == nil && s.cfg.Datasets.Allows(ref.Project, ref.Dataset) {
+			out.ForeignKeys = append(out.ForeignKeys, fk)
+		}
+	}
+	return &out
 }
 
 // fullSchema reads a table's whole schema, through the metadata cache.
@@ -149,5 +181,37 @@ func tableSchema(ref bqtype.TableRef, md *bigquery.TableMetadata) *TableSchema {
 	if md.Clustering != nil {
 		out.Clustering = md.Clustering.Fields
 	}
+	out.PrimaryKey, out.ForeignKeys = keys(ref, md.TableConstraints)
 	return out
+}
+
+// keys turns a table's declared constraints into its primary key columns
+// and foreign keys; a foreign key's table without a project is in ref's.
+func keys(ref bqtype.TableRef, tc *bigquery.TableConstraints) ([]string, []ForeignKey) {
+	if tc == nil {
+		return nil, nil
+	}
+	var pk []string
+	if tc.PrimaryKey != nil && len(tc.PrimaryKey.Columns) > 0 {
+		pk = tc.PrimaryKey.Columns
+	}
+	var fks []ForeignKey
+	for _, f := range tc.ForeignKeys {
+		if f == nil || f.ReferencedTable == nil || len(f.ColumnReferences) == 0 {
+			continue
+		}
+		to := bqtype.TableRef{Project: f.ReferencedTable.ProjectID, Dataset: f.ReferencedTable.DatasetID, Table: f.ReferencedTable.TableID}
+		if to.Project == "" {
+			to.Project = ref.Project
+		}
+		fk := ForeignKey{References: to.String()}
+		for _, c := range f.ColumnReferences {
+			if c != nil {
+				fk.Columns = append(fk.Columns, c.ReferencingColumn)
+				fk.ReferencedColumns = append(fk.ReferencedColumns, c.ReferencedColumn)
+			}
+		}
+		fks = append(fks, fk)
+	}
+	return pk, fks
 }

@@ -37,8 +37,10 @@ func toolSamples() map[string]any {
 	cols := bqtype.Columns(rowSchema)
 	return map[string]any{
 		"get_table_schema": &schema.TableSchema{Table: "demo-project.shop.wide", Type: "TABLE",
-			Columns: []bqtype.Column{{Name: "order_id", Type: "INT64", Mode: "REQUIRED"}, {Name: "total", Type: "NUMERIC", Mode: "NULLABLE"}},
-			NumRows: 5, NumBytes: 1024, Truncated: true, OmittedColumns: 98,
+			Columns:     []bqtype.Column{{Name: "order_id", Type: "INT64", Mode: "REQUIRED"}, {Name: "total", Type: "NUMERIC"}},
+			PrimaryKey:  []string{"order_id"},
+			ForeignKeys: []schema.ForeignKey{{Columns: []string{"customer_id"}, References: "demo-project.shop.customers", ReferencedColumns: []string{"id"}}},
+			NumRows:     5, NumBytes: 1024, Truncated: true, OmittedColumns: 98,
 			Hint: "Cut to fit 6000 bytes: column descriptions left out to fit (includeDescriptions with fewer columns to read them whole); 2 of 100 columns shown (ask for the others by name or pattern in columns, e.g. [\"status\"])."},
 		"search_columns": &schema.SearchOutput{Project: "demo-project", Method: "metadata", DatasetsScanned: 2, TablesScanned: 4,
 			Matches: []schema.ColumnMatch{{Table: "shop.customers", Column: "customer_id", Type: "INT64"}, {Table: "shop.orders", Column: "customer_id", Type: "INT64", Description: "Who ordered"}}},

@@ -119,7 +119,7 @@ func metadataTools(svc Services) []listedTool {
 		})},
 		{ToolsetSchema, newTool(&mcp.Tool{
 			Name:        "get_table_schema",
-			Description: `A table's columns, types, partitioning, clustering, size; a view's SQL. Read before writing SQL. Cut to 6 KB with truncated and a hint.`,
+			Description: `Columns (mode omitted: NULLABLE), declared keys to join on, partitioning, clustering, size; view SQL. Read before writing SQL. Cut to 6 KB with a hint.`,
 			Annotations: readOnly("Get table schema"),
 		}, func(ctx context.Context, in schema.GetTableSchemaInput) (*schema.TableSchema, error) {
 			return svc.Schema.GetTableSchema(ctx, in)

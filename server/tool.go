@@ -100,7 +100,7 @@ var schemaOptions = &jsonschema.ForOptions{
 			Properties: map[string]*jsonschema.Schema{
 				"name":             {Type: "string"},
 				"type":             {Type: "string", Description: "GoogleSQL type: STRING, INT64, FLOAT64, NUMERIC, BIGNUMERIC, BOOL, BYTES, DATE, DATETIME, TIME, TIMESTAMP, GEOGRAPHY, JSON, INTERVAL, RANGE or STRUCT."},
-				"mode":             {Type: "string", Description: "NULLABLE, REQUIRED or REPEATED (an ARRAY of type)."},
+				"mode":             {Type: "string", Description: "REQUIRED or REPEATED (an ARRAY of type); omitted means NULLABLE, BigQuery's default."},
 				"description":      {Type: "string"},
 				"rangeElementType": {Type: "string"},
 				"maxLength":        {Type: "integer"},
@@ -110,7 +110,7 @@ var schemaOptions = &jsonschema.ForOptions{
 				"policyTags":       {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
 				"fields":           {Type: "array", Items: &jsonschema.Schema{Type: "object"}, Description: "Sub-columns of a STRUCT, each shaped like this column."},
 			},
-			Required: []string{"name", "type", "mode"},
+			Required: []string{"name", "type"},
 		},
 	},
 }
