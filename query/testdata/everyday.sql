@@ -1,0 +1,2806 @@
+-- Everyday BigQuery SQL, one statement per block (issue 28).
+--
+-- Each block starts with header comments and ends with a line holding only
+-- ";;", so that a statement (a script, a procedure) may hold ';':
+--   -- model: what the statement is modelled on
+--   -- reads: the datasets it names (the allowlist its test runs under)
+--   -- writes            it needs --allow-writes
+--   -- refused: <rule>   a documented rule refuses it under an allowlist
+--   -- plan: TYPE p.ds.t ...   the dry run's statementType and tables, when
+--                             the test's default (from the text) is wrong
+-- The statements are written from the shapes of BigQuery's documentation,
+-- the GA4 and Universal Analytics export references, dbt and Looker style
+-- analytics models and the BigQuery ML tutorials. Datasets: sales,
+-- analytics_123456 (a GA4 export), mkt_eu, ml, staging, finance, the
+-- public bigquery-public-data datasets and bqutil.fn (community UDFs).
+;;
+-- model: BigQuery quickstart, revenue per month
+-- reads: sales
+SELECT DATE_TRUNC(order_date, MONTH) AS month, SUM(amount) AS revenue
+FROM sales.orders
+GROUP BY month
+ORDER BY month
+;;
+-- model: "top N customers" from the BigQuery docs' aggregate examples
+-- reads: sales
+SELECT c.customer_id, c.email, SUM(o.amount) AS lifetime_value
+FROM sales.orders AS o
+JOIN sales.customers AS c ON c.customer_id = o.customer_id
+WHERE o.status != 'cancelled'
+GROUP BY c.customer_id, c.email
+ORDER BY lifetime_value DESC
+LIMIT 20
+;;
+-- model: project-qualified table in backticks, as the console writes it
+-- reads: sales
+SELECT order_id, status, amount
+FROM `p.sales.orders`
+WHERE order_date = CURRENT_DATE()
+;;
+-- model: each part quoted separately, as some BI tools emit
+-- reads: sales
+SELECT COUNT(*) AS n FROM `p`.`sales`.`orders`
+;;
+-- model: unquoted project.dataset.table
+-- reads: sales
+SELECT status, COUNT(*) AS n FROM p.sales.orders GROUP BY status
+;;
+-- model: a query copied from the console with its trailing semicolon
+-- reads: sales
+SELECT * FROM sales.customers WHERE country = 'DE' LIMIT 100;
+;;
+-- model: SELECT * EXCEPT / REPLACE, from the query syntax reference
+-- reads: sales
+SELECT * EXCEPT (items) REPLACE (ROUND(amount, 2) AS amount)
+FROM sales.orders
+WHERE order_date >= DATE_SUB(CURRENT_DATE(), INTERVAL 30 DAY)
+;;
+-- model: COUNTIF and SAFE_DIVIDE KPI rollup (dbt metrics style)
+-- reads: sales
+SELECT
+  region,
+  COUNT(*) AS orders,
+  COUNTIF(status = 'returned') AS returns,
+  SAFE_DIVIDE(COUNTIF(status = 'returned'), COUNT(*)) AS return_rate
+FROM sales.orders
+GROUP BY region
+;;
+-- model: GROUP BY ALL (2023 syntax addition)
+-- reads: sales
+SELECT region, status, DATE_TRUNC(order_date, WEEK(MONDAY)) AS week, SUM(amount) AS revenue
+FROM sales.orders
+GROUP BY ALL
+;;
+-- model: LEFT JOIN with COALESCE, customers without orders
+-- reads: sales
+SELECT c.customer_id, COALESCE(COUNT(o.order_id), 0) AS orders
+FROM sales.customers c
+LEFT JOIN sales.orders o USING (customer_id)
+GROUP BY c.customer_id
+HAVING orders = 0
+;;
+-- model: anti-join with NOT EXISTS
+-- reads: sales
+SELECT p.sku, p.name
+FROM sales.products AS p
+WHERE NOT EXISTS (SELECT 1 FROM sales.order_items AS i WHERE i.sku = p.sku)
+;;
+-- model: IN subquery filter
+-- reads: sales
+SELECT * FROM sales.orders
+WHERE customer_id IN (SELECT customer_id FROM sales.customers WHERE segment = 'enterprise')
+;;
+-- model: FULL OUTER JOIN reconciliation between two sources (finance close)
+-- reads: sales, finance
+SELECT
+  COALESCE(o.order_id, l.order_id) AS order_id,
+  o.amount AS order_amount,
+  l.amount AS ledger_amount
+FROM sales.orders o
+FULL OUTER JOIN finance.ledger l ON o.order_id = l.order_id
+WHERE o.order_id IS NULL OR l.order_id IS NULL OR o.amount != l.amount
+;;
+-- model: currency conversion join to a daily rates table
+-- reads: sales, finance
+SELECT o.order_id, o.amount * r.rate_to_usd AS amount_usd
+FROM sales.orders o
+JOIN finance.fx_rates r ON r.currency = o.currency AND r.rate_date = o.order_date
+;;
+-- model: UNION ALL of two regional tables
+-- reads: sales, mkt_eu
+SELECT 'sales' AS source, customer_id, email FROM sales.customers
+UNION ALL
+SELECT 'marketing' AS source, customer_id, email FROM mkt_eu.leads
+;;
+-- model: EXCEPT DISTINCT to find new keys
+-- reads: staging, sales
+SELECT order_id FROM staging.orders_raw
+EXCEPT DISTINCT
+SELECT order_id FROM sales.orders
+;;
+-- model: INTERSECT DISTINCT
+-- reads: sales, mkt_eu
+SELECT email FROM sales.customers
+INTERSECT DISTINCT
+SELECT email FROM mkt_eu.newsletter_subscribers
+;;
+-- model: UNION ALL BY NAME (set operations by column name)
+-- reads: sales
+SELECT order_id, amount FROM sales.orders_2023
+UNION ALL BY NAME
+SELECT amount, order_id FROM sales.orders_2024
+;;
+-- model: date spine with GENERATE_DATE_ARRAY, left-joined to facts (dbt_utils.date_spine)
+-- reads: sales
+SELECT d AS day, IFNULL(SUM(o.amount), 0) AS revenue
+FROM UNNEST(GENERATE_DATE_ARRAY('2024-01-01', '2024-12-31')) AS d
+LEFT JOIN sales.orders o ON o.order_date = d
+GROUP BY day
+ORDER BY day
+;;
+-- model: CASE bucketing with RANGE_BUCKET
+-- reads: sales
+SELECT
+  RANGE_BUCKET(amount, [0, 10, 50, 100, 500]) AS bucket,
+  CASE WHEN amount < 10 THEN 'small' WHEN amount < 100 THEN 'medium' ELSE 'large' END AS size,
+  COUNT(*) AS n
+FROM sales.orders
+GROUP BY 1, 2
+;;
+-- model: deterministic sampling with FARM_FINGERPRINT (BigQuery ML best practices)
+-- reads: sales
+SELECT *
+FROM sales.customers
+WHERE MOD(ABS(FARM_FINGERPRINT(CAST(customer_id AS STRING))), 10) < 8
+;;
+-- model: string cleaning functions in a dbt staging model
+-- reads: staging
+SELECT
+  LOWER(TRIM(email)) AS email,
+  REGEXP_REPLACE(phone, r'[^0-9+]', '') AS phone,
+  INITCAP(first_name) AS first_name,
+  SPLIT(full_address, ',')[SAFE_OFFSET(0)] AS street,
+  SAFE_CAST(zip AS INT64) AS zip
+FROM staging.customers_raw
+;;
+-- model: URL parsing with NET functions and REGEXP_EXTRACT
+-- reads: mkt_eu
+SELECT
+  NET.HOST(landing_url) AS host,
+  NET.REG_DOMAIN(referrer) AS referrer_domain,
+  REGEXP_EXTRACT(landing_url, r'utm_campaign=([^&]+)') AS campaign,
+  COUNT(*) AS clicks
+FROM mkt_eu.clicks
+GROUP BY 1, 2, 3
+;;
+-- model: timestamps and time zones, hourly traffic in local time
+-- reads: mkt_eu
+SELECT
+  EXTRACT(HOUR FROM click_ts AT TIME ZONE 'Europe/Berlin') AS local_hour,
+  FORMAT_TIMESTAMP('%A', click_ts, 'Europe/Berlin') AS weekday,
+  COUNT(*) AS clicks
+FROM mkt_eu.clicks
+WHERE click_ts >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 7 DAY)
+GROUP BY 1, 2
+;;
+-- model: approximate aggregates (APPROX_COUNT_DISTINCT, APPROX_QUANTILES, APPROX_TOP_COUNT)
+-- reads: sales
+SELECT
+  APPROX_COUNT_DISTINCT(customer_id) AS customers,
+  APPROX_QUANTILES(amount, 100)[OFFSET(50)] AS median_amount,
+  APPROX_QUANTILES(amount, 100)[OFFSET(95)] AS p95_amount,
+  APPROX_TOP_COUNT(region, 5) AS top_regions
+FROM sales.orders
+;;
+-- model: HLL++ sketches per day, merged for a monthly distinct count
+-- reads: sales
+WITH daily AS (
+  SELECT order_date, HLL_COUNT.INIT(customer_id) AS sketch
+  FROM sales.orders
+  GROUP BY order_date
+)
+SELECT DATE_TRUNC(order_date, MONTH) AS month, HLL_COUNT.MERGE(sketch) AS customers
+FROM daily
+GROUP BY month
+;;
+-- model: STRING_AGG and ARRAY_AGG DISTINCT
+-- reads: sales
+SELECT customer_id,
+  STRING_AGG(DISTINCT status, ', ' ORDER BY status) AS statuses,
+  ARRAY_AGG(DISTINCT region IGNORE NULLS) AS regions
+FROM sales.orders
+GROUP BY customer_id
+;;
+-- model: MAX_BY / MIN_BY and ANY_VALUE HAVING MAX (latest value per key)
+-- reads: sales
+SELECT customer_id,
+  MAX_BY(status, created_at) AS latest_status,
+  ANY_VALUE(amount HAVING MAX created_at) AS latest_amount,
+  MIN_BY(order_id, created_at) AS first_order
+FROM sales.orders
+GROUP BY customer_id
+;;
+-- model: latest row per key with ARRAY_AGG ... LIMIT 1 (a classic Stack Overflow answer)
+-- reads: staging
+SELECT latest.*
+FROM (
+  SELECT ARRAY_AGG(t ORDER BY updated_at DESC LIMIT 1)[OFFSET(0)] AS latest
+  FROM staging.customers_cdc AS t
+  GROUP BY customer_id
+)
+;;
+-- model: geospatial distance from each store (BigQuery GIS tutorial)
+-- reads: sales
+SELECT s.store_id, c.customer_id,
+  ST_DISTANCE(ST_GEOGPOINT(s.lng, s.lat), ST_GEOGPOINT(c.lng, c.lat)) / 1000 AS km
+FROM sales.stores s
+CROSS JOIN sales.customers c
+WHERE ST_DWITHIN(ST_GEOGPOINT(s.lng, s.lat), ST_GEOGPOINT(c.lng, c.lat), 10000)
+;;
+-- model: point in polygon with ST_GEOGFROMTEXT
+-- reads: sales
+SELECT COUNT(*) AS deliveries_in_zone
+FROM sales.deliveries
+WHERE ST_WITHIN(ST_GEOGPOINT(lng, lat),
+  ST_GEOGFROMTEXT('POLYGON((13.3 52.5, 13.5 52.5, 13.5 52.6, 13.3 52.6, 13.3 52.5))'))
+;;
+-- model: constants only, no table
+-- reads:
+SELECT CURRENT_DATE() AS today, CURRENT_TIMESTAMP() AS now, SESSION_USER() AS who
+;;
+-- model: UNNEST of a literal array, no table
+-- reads:
+SELECT x, x * x AS square FROM UNNEST(GENERATE_ARRAY(1, 10)) AS x
+;;
+-- model: a calendar from GENERATE_DATE_ARRAY, no table
+-- reads:
+SELECT d, FORMAT_DATE('%Y-%m', d) AS month, EXTRACT(DAYOFWEEK FROM d) AS dow
+FROM UNNEST(GENERATE_DATE_ARRAY(DATE_TRUNC(CURRENT_DATE(), YEAR), LAST_DAY(CURRENT_DATE(), YEAR))) AS d
+;;
+-- model: inline test data with a STRUCT array
+-- reads:
+SELECT name, score
+FROM UNNEST([STRUCT('a' AS name, 1 AS score), ('b', 2), ('c', 3)])
+ORDER BY score DESC
+;;
+-- model: WITH RECURSIVE org hierarchy (recursive CTE reference)
+-- reads: finance
+WITH RECURSIVE chain AS (
+  SELECT employee_id, manager_id, 0 AS depth FROM finance.employees WHERE manager_id IS NULL
+  UNION ALL
+  SELECT e.employee_id, e.manager_id, c.depth + 1
+  FROM finance.employees e JOIN chain c ON e.manager_id = c.employee_id
+)
+SELECT depth, COUNT(*) AS employees FROM chain GROUP BY depth
+;;
+-- model: correlated scalar subquery in the select list
+-- reads: sales
+SELECT c.customer_id,
+  (SELECT MAX(o.order_date) FROM sales.orders o WHERE o.customer_id = c.customer_id) AS last_order
+FROM sales.customers c
+;;
+-- model: SELECT AS STRUCT / SELECT AS VALUE
+-- reads: sales
+SELECT AS VALUE STRUCT(customer_id AS id, email AS email)
+FROM sales.customers
+LIMIT 10
+;;
+-- model: dates: DATE_DIFF, LAST_DAY, PARSE_DATE from a string column
+-- reads: staging
+SELECT
+  PARSE_DATE('%d/%m/%Y', order_date_text) AS order_date,
+  DATE_DIFF(CURRENT_DATE(), PARSE_DATE('%d/%m/%Y', order_date_text), DAY) AS age_days,
+  LAST_DAY(PARSE_DATE('%d/%m/%Y', order_date_text), MONTH) AS month_end
+FROM staging.orders_raw
+WHERE SAFE.PARSE_DATE('%d/%m/%Y', order_date_text) IS NOT NULL
+;;
+-- model: partition pruning on an ingestion-time partitioned table (_PARTITIONTIME)
+-- reads: staging
+SELECT * FROM staging.events_raw
+WHERE _PARTITIONTIME >= TIMESTAMP(DATE_SUB(CURRENT_DATE(), INTERVAL 3 DAY))
+;;
+-- model: legacy __TABLES__ meta-table for table sizes (widely copied)
+-- reads: sales
+SELECT table_id, row_count, ROUND(size_bytes / POW(1024, 3), 2) AS size_gb
+FROM sales.__TABLES__
+ORDER BY size_bytes DESC
+;;
+-- model: persistent SQL UDF of the same dataset in a dbt model
+-- reads: sales
+SELECT sales.normalize_email(email) AS email, COUNT(*) AS n
+FROM sales.customers
+GROUP BY 1
+HAVING n > 1
+;;
+-- model: table-valued function call (CREATE TABLE FUNCTION docs)
+-- reads: sales
+-- plan: SELECT p.sales.orders
+SELECT * FROM sales.orders_between(DATE '2024-01-01', DATE '2024-03-31')
+;;
+-- model: community UDFs from bqutil (github.com/GoogleCloudPlatform/bigquery-utils)
+-- reads: sales, bqutil.fn
+SELECT bqutil.fn.median(ARRAY_AGG(amount)) AS median_amount, region
+FROM sales.orders
+GROUP BY region
+;;
+-- model: bqutil.fn.url_parse on click data
+-- reads: mkt_eu, bqutil.fn
+SELECT bqutil.fn.url_parse(landing_url, 'HOST') AS host, COUNT(*) AS clicks
+FROM mkt_eu.clicks
+GROUP BY host
+;;
+-- model: INTERVAL arithmetic and JUSTIFY_INTERVAL
+-- reads: sales
+SELECT order_id, JUSTIFY_INTERVAL(shipped_at - created_at) AS time_to_ship
+FROM sales.shipments
+WHERE shipped_at - created_at > INTERVAL 2 DAY
+;;
+-- model: parenthesised query with ORDER BY outside (set operation docs)
+-- reads: sales
+(SELECT order_id, amount FROM sales.orders ORDER BY amount DESC LIMIT 5)
+UNION ALL
+(SELECT order_id, amount FROM sales.orders ORDER BY amount ASC LIMIT 5)
+;;
+-- model: join hint syntax from the query reference
+-- reads: sales
+SELECT o.order_id, c.country
+FROM sales.orders o
+JOIN @{join_method = HASH_JOIN} sales.customers c USING (customer_id)
+;;
+-- model: CROSS JOIN with a one-row parameters CTE (Looker derived table pattern)
+-- reads: sales
+WITH params AS (SELECT DATE '2024-01-01' AS start_date, DATE '2024-06-30' AS end_date)
+SELECT o.region, SUM(o.amount) AS revenue
+FROM sales.orders o CROSS JOIN params
+WHERE o.order_date BETWEEN params.start_date AND params.end_date
+GROUP BY o.region
+;;
+-- model: dbt staging-to-mart model with import CTEs (dbt style guide)
+-- reads: staging, sales
+WITH orders AS (
+  SELECT * FROM staging.stg_orders
+),
+customers AS (
+  SELECT * FROM sales.customers
+),
+customer_orders AS (
+  SELECT customer_id, MIN(order_date) AS first_order, MAX(order_date) AS most_recent_order, COUNT(order_id) AS number_of_orders
+  FROM orders
+  GROUP BY customer_id
+),
+final AS (
+  SELECT customers.customer_id, customers.first_name, customer_orders.first_order,
+    customer_orders.most_recent_order, COALESCE(customer_orders.number_of_orders, 0) AS number_of_orders
+  FROM customers
+  LEFT JOIN customer_orders USING (customer_id)
+)
+SELECT * FROM final
+;;
+-- model: dbt jaffle_shop orders model with payment pivot by CASE
+-- reads: staging
+WITH payments AS (SELECT * FROM staging.stg_payments),
+order_payments AS (
+  SELECT order_id,
+    SUM(CASE WHEN payment_method = 'credit_card' THEN amount ELSE 0 END) AS credit_card_amount,
+    SUM(CASE WHEN payment_method = 'coupon' THEN amount ELSE 0 END) AS coupon_amount,
+    SUM(amount) AS total_amount
+  FROM payments
+  GROUP BY order_id
+)
+SELECT o.order_id, o.customer_id, o.order_date, p.credit_card_amount, p.coupon_amount, p.total_amount
+FROM staging.stg_orders o
+LEFT JOIN order_payments p USING (order_id)
+;;
+-- model: dbt incremental model's compiled SELECT (is_incremental filter)
+-- reads: staging, sales
+SELECT *
+FROM staging.stg_orders
+WHERE updated_at > (SELECT COALESCE(MAX(updated_at), TIMESTAMP '1970-01-01') FROM sales.fct_orders)
+;;
+-- model: dbt test "unique" compiled SQL
+-- reads: sales
+SELECT order_id AS unique_field, COUNT(*) AS n_records
+FROM sales.fct_orders
+WHERE order_id IS NOT NULL
+GROUP BY order_id
+HAVING COUNT(*) > 1
+;;
+-- model: dbt test "relationships" compiled SQL
+-- reads: sales
+WITH child AS (SELECT customer_id AS from_field FROM sales.fct_orders WHERE customer_id IS NOT NULL),
+parent AS (SELECT customer_id AS to_field FROM sales.dim_customers)
+SELECT from_field
+FROM child
+LEFT JOIN parent ON child.from_field = parent.to_field
+WHERE parent.to_field IS NULL
+;;
+-- model: dbt source freshness query
+-- reads: staging
+SELECT MAX(_loaded_at) AS max_loaded_at, CURRENT_TIMESTAMP() AS snapshotted_at
+FROM staging.orders_raw
+;;
+-- model: dbt-compiled SQL with a leading query comment (query-comment config)
+-- reads: sales
+/* {"app": "dbt", "dbt_version": "1.8.0", "profile_name": "warehouse", "node_id": "model.shop.fct_revenue"} */
+SELECT order_date, SUM(amount) AS revenue FROM sales.fct_orders GROUP BY order_date
+;;
+-- model: running total with SUM OVER (window function docs)
+-- reads: sales
+SELECT order_date, daily_revenue,
+  SUM(daily_revenue) OVER (ORDER BY order_date ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cumulative_revenue
+FROM sales.daily_summary
+;;
+-- model: 7-day moving average
+-- reads: sales
+SELECT order_date, daily_revenue,
+  AVG(daily_revenue) OVER (ORDER BY order_date ROWS BETWEEN 6 PRECEDING AND CURRENT ROW) AS ma_7d
+FROM sales.daily_summary
+ORDER BY order_date
+;;
+-- model: RANGE window over dates (trailing 30 days by UNIX_DATE)
+-- reads: sales
+SELECT customer_id, order_date,
+  SUM(amount) OVER (PARTITION BY customer_id ORDER BY UNIX_DATE(order_date) RANGE BETWEEN 29 PRECEDING AND CURRENT ROW) AS spend_30d
+FROM sales.orders
+;;
+-- model: LAG / LEAD for period-over-period change
+-- reads: sales
+SELECT month, revenue,
+  LAG(revenue) OVER (ORDER BY month) AS prev_month,
+  SAFE_DIVIDE(revenue - LAG(revenue) OVER (ORDER BY month), LAG(revenue) OVER (ORDER BY month)) AS mom_growth,
+  LAG(revenue, 12) OVER (ORDER BY month) AS same_month_last_year
+FROM sales.monthly_revenue
+;;
+-- model: RANK / DENSE_RANK / ROW_NUMBER per group
+-- reads: sales
+SELECT region, sku, revenue,
+  RANK() OVER (PARTITION BY region ORDER BY revenue DESC) AS rnk,
+  DENSE_RANK() OVER (PARTITION BY region ORDER BY revenue DESC) AS dense_rnk,
+  ROW_NUMBER() OVER (PARTITION BY region ORDER BY revenue DESC, sku) AS rn
+FROM sales.product_revenue
+;;
+-- model: NTILE quartiles and PERCENT_RANK
+-- reads: sales
+SELECT customer_id, lifetime_value,
+  NTILE(4) OVER (ORDER BY lifetime_value) AS quartile,
+  PERCENT_RANK() OVER (ORDER BY lifetime_value) AS pct_rank,
+  CUME_DIST() OVER (ORDER BY lifetime_value) AS cume
+FROM sales.customer_ltv
+;;
+-- model: PERCENTILE_CONT as a window (median per group)
+-- reads: sales
+SELECT DISTINCT region,
+  PERCENTILE_CONT(amount, 0.5) OVER (PARTITION BY region) AS median_amount,
+  PERCENTILE_DISC(amount, 0.9) OVER (PARTITION BY region) AS p90_amount
+FROM sales.orders
+;;
+-- model: FIRST_VALUE / LAST_VALUE IGNORE NULLS, forward fill
+-- reads: staging
+SELECT device_id, ts,
+  LAST_VALUE(temperature IGNORE NULLS) OVER (PARTITION BY device_id ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS temperature_filled,
+  FIRST_VALUE(ts) OVER (PARTITION BY device_id ORDER BY ts) AS first_seen
+FROM staging.sensor_readings
+;;
+-- model: named WINDOW clause
+-- reads: sales
+SELECT order_date, amount,
+  AVG(amount) OVER w AS avg_amount,
+  MAX(amount) OVER w AS max_amount
+FROM sales.orders
+WINDOW w AS (PARTITION BY region ORDER BY order_date ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)
+;;
+-- model: sessionization with LAG and a 30-minute gap (web analytics blog pattern)
+-- reads: mkt_eu
+WITH marked AS (
+  SELECT user_id, event_ts,
+    IF(TIMESTAMP_DIFF(event_ts, LAG(event_ts) OVER (PARTITION BY user_id ORDER BY event_ts), MINUTE) > 30
+       OR LAG(event_ts) OVER (PARTITION BY user_id ORDER BY event_ts) IS NULL, 1, 0) AS new_session
+  FROM mkt_eu.web_events
+)
+SELECT user_id, event_ts,
+  SUM(new_session) OVER (PARTITION BY user_id ORDER BY event_ts) AS session_number
+FROM marked
+;;
+-- model: gaps and islands (consecutive login days)
+-- reads: mkt_eu
+WITH days AS (
+  SELECT DISTINCT user_id, DATE(event_ts) AS d FROM mkt_eu.web_events
+),
+grp AS (
+  SELECT user_id, d, DATE_SUB(d, INTERVAL ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY d) DAY) AS island
+  FROM days
+)
+SELECT user_id, MIN(d) AS streak_start, MAX(d) AS streak_end, COUNT(*) AS streak_days
+FROM grp
+GROUP BY user_id, island
+HAVING streak_days >= 7
+;;
+-- model: share of total with SUM OVER ()
+-- reads: sales
+SELECT region, SUM(amount) AS revenue,
+  SUM(amount) / SUM(SUM(amount)) OVER () AS share
+FROM sales.orders
+GROUP BY region
+;;
+-- model: cohort retention matrix (classic analytics blog query)
+-- reads: sales
+WITH first_orders AS (
+  SELECT customer_id, DATE_TRUNC(MIN(order_date), MONTH) AS cohort
+  FROM sales.orders GROUP BY customer_id
+),
+activity AS (
+  SELECT DISTINCT o.customer_id, f.cohort,
+    DATE_DIFF(DATE_TRUNC(o.order_date, MONTH), f.cohort, MONTH) AS month_number
+  FROM sales.orders o JOIN first_orders f USING (customer_id)
+)
+SELECT cohort, month_number, COUNT(*) AS customers,
+  COUNT(*) / FIRST_VALUE(COUNT(*)) OVER (PARTITION BY cohort ORDER BY month_number) AS retention
+FROM activity
+GROUP BY cohort, month_number
+ORDER BY cohort, month_number
+;;
+-- model: RFM segmentation with NTILE
+-- reads: sales
+WITH rfm AS (
+  SELECT customer_id,
+    DATE_DIFF(CURRENT_DATE(), MAX(order_date), DAY) AS recency,
+    COUNT(*) AS frequency,
+    SUM(amount) AS monetary
+  FROM sales.orders
+  GROUP BY customer_id
+)
+SELECT customer_id,
+  NTILE(5) OVER (ORDER BY recency DESC) AS r,
+  NTILE(5) OVER (ORDER BY frequency) AS f,
+  NTILE(5) OVER (ORDER BY monetary) AS m
+FROM rfm
+;;
+-- model: funnel conversion by step with COUNTIF over events
+-- reads: mkt_eu
+SELECT
+  COUNT(DISTINCT IF(step = 'visit', user_id, NULL)) AS visits,
+  COUNT(DISTINCT IF(step = 'signup', user_id, NULL)) AS signups,
+  COUNT(DISTINCT IF(step = 'purchase', user_id, NULL)) AS purchases
+FROM mkt_eu.funnel_events
+WHERE event_date BETWEEN '2024-05-01' AND '2024-05-31'
+;;
+-- model: QUALIFY dedup, the BigQuery docs' QUALIFY example shape
+-- reads: staging
+SELECT *
+FROM staging.orders_raw
+QUALIFY ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY _loaded_at DESC) = 1
+;;
+-- model: QUALIFY with a WHERE clause and a named rank
+-- reads: sales
+SELECT region, sku, SUM(amount) AS revenue,
+  RANK() OVER (PARTITION BY region ORDER BY SUM(amount) DESC) AS rnk
+FROM sales.order_lines
+WHERE order_date >= '2024-01-01'
+GROUP BY region, sku
+QUALIFY rnk <= 3
+;;
+-- model: QUALIFY on the latest snapshot per customer (dbt snapshot consumer)
+-- reads: staging
+SELECT customer_id, plan, dbt_valid_from
+FROM staging.customers_snapshot
+WHERE TRUE
+QUALIFY dbt_valid_from = MAX(dbt_valid_from) OVER (PARTITION BY customer_id)
+;;
+-- model: QUALIFY with LAG to keep only changes
+-- reads: staging
+SELECT product_id, price, changed_at
+FROM staging.price_history
+QUALIFY price != LAG(price) OVER (PARTITION BY product_id ORDER BY changed_at)
+  OR LAG(price) OVER (PARTITION BY product_id ORDER BY changed_at) IS NULL
+;;
+-- model: QUALIFY over a join
+-- reads: sales
+SELECT c.customer_id, o.order_id, o.order_date
+FROM sales.customers c
+JOIN sales.orders o USING (customer_id)
+QUALIFY ROW_NUMBER() OVER (PARTITION BY c.customer_id ORDER BY o.order_date) = 1
+;;
+-- model: QUALIFY inside a CTE
+-- reads: sales
+WITH last_order AS (
+  SELECT * FROM sales.orders
+  QUALIFY ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY created_at DESC) = 1
+)
+SELECT status, COUNT(*) AS customers FROM last_order GROUP BY status
+;;
+-- model: QUALIFY with COUNT window to keep duplicated keys (data quality check)
+-- reads: staging
+SELECT *
+FROM staging.stg_orders
+WHERE TRUE
+QUALIFY COUNT(*) OVER (PARTITION BY order_id) > 1
+;;
+-- model: top product per category with QUALIFY and PERCENT_RANK
+-- reads: sales
+SELECT category, sku, units
+FROM sales.product_sales
+QUALIFY PERCENT_RANK() OVER (PARTITION BY category ORDER BY units DESC) <= 0.1
+;;
+-- model: GROUP BY ROLLUP with GROUPING (docs: GROUP BY ROLLUP)
+-- reads: sales
+SELECT region, country, SUM(amount) AS revenue, GROUPING(region) AS is_total, GROUPING(country) AS is_region_total
+FROM sales.orders
+GROUP BY ROLLUP (region, country)
+ORDER BY region, country
+;;
+-- model: GROUP BY CUBE
+-- reads: sales
+SELECT channel, device, COUNT(*) AS orders
+FROM sales.orders
+GROUP BY CUBE (channel, device)
+;;
+-- model: GROUP BY GROUPING SETS
+-- reads: sales
+SELECT region, product_line, DATE_TRUNC(order_date, QUARTER) AS quarter, SUM(amount) AS revenue
+FROM sales.order_lines
+GROUP BY GROUPING SETS ((region, product_line), (region, quarter), (quarter), ())
+;;
+-- model: ROLLUP by year, month with subtotals labelled
+-- reads: sales
+SELECT
+  IFNULL(CAST(EXTRACT(YEAR FROM order_date) AS STRING), 'All years') AS year,
+  IFNULL(CAST(EXTRACT(MONTH FROM order_date) AS STRING), 'All months') AS month,
+  SUM(amount) AS revenue
+FROM sales.orders
+GROUP BY ROLLUP (EXTRACT(YEAR FROM order_date), EXTRACT(MONTH FROM order_date))
+;;
+-- model: GROUPING SETS on GA4 device and geo
+-- reads: analytics_123456
+SELECT device.category AS device_category, geo.country AS country, COUNT(DISTINCT user_pseudo_id) AS users
+FROM `p.analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY GROUPING SETS ((device.category), (geo.country), (device.category, geo.country))
+;;
+-- model: CUBE with HAVING on the totals row
+-- reads: mkt_eu
+SELECT campaign, country, SUM(spend) AS spend
+FROM mkt_eu.ad_spend
+GROUP BY CUBE (campaign, country)
+HAVING SUM(spend) > 1000
+;;
+-- model: PIVOT docs example (quarterly produce sales)
+-- reads: sales
+SELECT * FROM sales.quarterly_produce
+PIVOT (SUM(sales) FOR quarter IN ('Q1', 'Q2', 'Q3', 'Q4'))
+;;
+-- model: PIVOT over a subquery with aliased values
+-- reads: sales
+SELECT * FROM (
+  SELECT region, FORMAT_DATE('%b', order_date) AS mon, amount
+  FROM sales.orders
+  WHERE EXTRACT(YEAR FROM order_date) = 2024
+)
+PIVOT (SUM(amount) AS revenue, COUNT(*) AS n FOR mon IN ('Jan' AS jan, 'Feb' AS feb, 'Mar' AS mar))
+;;
+-- model: PIVOT with a table alias before it
+-- reads: mkt_eu
+SELECT * FROM mkt_eu.channel_daily AS c
+PIVOT (SUM(sessions) FOR channel IN ('organic', 'paid', 'email', 'social'))
+WHERE day >= '2024-01-01'
+;;
+-- model: UNPIVOT docs example
+-- reads: sales
+SELECT * FROM sales.quarterly_wide
+UNPIVOT (sales FOR quarter IN (Q1, Q2, Q3, Q4))
+;;
+-- model: UNPIVOT INCLUDE NULLS with aliases
+-- reads: finance
+SELECT account, period, value
+FROM finance.budget_wide
+UNPIVOT INCLUDE NULLS (value FOR period IN (jan AS '2024-01', feb AS '2024-02', mar AS '2024-03'))
+;;
+-- model: UNPIVOT of multiple column groups
+-- reads: sales
+SELECT * FROM sales.targets_wide
+UNPIVOT ((target, actual) FOR half IN ((h1_target, h1_actual) AS 'H1', (h2_target, h2_actual) AS 'H2'))
+;;
+-- model: PIVOT inside a CTE, joined afterwards
+-- reads: sales
+WITH p AS (
+  SELECT * FROM (SELECT customer_id, status, amount FROM sales.orders)
+  PIVOT (SUM(amount) FOR status IN ('completed', 'returned', 'cancelled'))
+)
+SELECT c.email, p.* EXCEPT (customer_id)
+FROM p JOIN sales.customers c USING (customer_id)
+;;
+-- model: TABLESAMPLE SYSTEM (docs: table sampling)
+-- reads: sales
+SELECT * FROM sales.orders TABLESAMPLE SYSTEM (10 PERCENT)
+;;
+-- model: TABLESAMPLE on a GA4 daily table for a quick look
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS n
+FROM analytics_123456.events_20240115 TABLESAMPLE SYSTEM (1 PERCENT)
+GROUP BY event_name
+;;
+-- model: TABLESAMPLE with an alias in a join
+-- reads: sales
+SELECT o.order_id, c.country
+FROM sales.orders AS o TABLESAMPLE SYSTEM (5 PERCENT)
+JOIN sales.customers AS c USING (customer_id)
+;;
+-- model: TABLESAMPLE with RAND() for row-level sampling
+-- reads: mkt_eu
+SELECT * FROM mkt_eu.clicks TABLESAMPLE SYSTEM (20 PERCENT)
+WHERE RAND() < 0.1
+;;
+-- model: time travel (docs: access historical data)
+-- reads: sales
+SELECT * FROM sales.orders
+FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 HOUR)
+;;
+-- model: time travel to restore deleted rows (compare now and then)
+-- reads: sales
+SELECT order_id FROM sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP '2024-06-01 00:00:00+00'
+EXCEPT DISTINCT
+SELECT order_id FROM sales.orders
+;;
+-- model: time travel with an alias after FOR SYSTEM_TIME AS OF
+-- reads: sales
+SELECT prev.order_id, prev.status AS old_status, cur.status AS new_status
+FROM sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY) AS prev
+JOIN sales.orders AS cur USING (order_id)
+WHERE prev.status != cur.status
+;;
+-- model: time travel on a project-qualified table
+-- reads: staging
+SELECT COUNT(*) FROM `p.staging.customers_raw` FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 6 DAY)
+;;
+-- model: wildcard table with _TABLE_SUFFIX (docs: querying wildcard tables)
+-- reads: sales
+SELECT _TABLE_SUFFIX AS year, COUNT(*) AS orders
+FROM `p.sales.orders_*`
+WHERE _TABLE_SUFFIX BETWEEN '2021' AND '2024'
+GROUP BY year
+;;
+-- model: wildcard table with a longer prefix
+-- reads: sales
+SELECT * FROM sales.orders_2024*
+WHERE _TABLE_SUFFIX IN ('01', '02', '03')
+;;
+-- model: GA4 export, daily active users (GA4 BigQuery export basic queries)
+-- reads: analytics_123456
+SELECT PARSE_DATE('%Y%m%d', event_date) AS day, COUNT(DISTINCT user_pseudo_id) AS active_users
+FROM `p.analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY day
+ORDER BY day
+;;
+-- model: GA4 page views by page_location with a scalar UNNEST subquery
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page_location,
+  COUNT(*) AS page_views
+FROM `analytics_123456.events_*`
+WHERE event_name = 'page_view'
+  AND _TABLE_SUFFIX BETWEEN FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 7 DAY))
+                        AND FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+GROUP BY page_location
+ORDER BY page_views DESC
+LIMIT 50
+;;
+-- model: GA4 sessions from ga_session_id (GA4 export cookbook)
+-- reads: analytics_123456
+SELECT COUNT(DISTINCT CONCAT(user_pseudo_id,
+  CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING))) AS sessions
+FROM analytics_123456.events_*
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+;;
+-- model: GA4 engaged sessions and engagement rate
+-- reads: analytics_123456
+WITH s AS (
+  SELECT user_pseudo_id,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    MAX((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'session_engaged')) AS engaged
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  GROUP BY 1, 2
+)
+SELECT COUNT(*) AS sessions, COUNTIF(engaged = '1') AS engaged_sessions,
+  SAFE_DIVIDE(COUNTIF(engaged = '1'), COUNT(*)) AS engagement_rate
+FROM s
+;;
+-- model: GA4 flatten every event parameter with CROSS JOIN UNNEST
+-- reads: analytics_123456
+SELECT event_name, ep.key,
+  COALESCE(ep.value.string_value, CAST(ep.value.int_value AS STRING),
+           CAST(ep.value.double_value AS STRING), CAST(ep.value.float_value AS STRING)) AS value,
+  COUNT(*) AS n
+FROM `p.analytics_123456.events_20240115`
+CROSS JOIN UNNEST(event_params) AS ep
+GROUP BY 1, 2, 3
+ORDER BY n DESC
+;;
+-- model: GA4 comma-join UNNEST of event_params, filtered on key
+-- reads: analytics_123456
+SELECT ep.value.string_value AS page_title, COUNT(*) AS views
+FROM analytics_123456.events_*, UNNEST(event_params) AS ep
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+  AND event_name = 'page_view' AND ep.key = 'page_title'
+GROUP BY page_title
+;;
+-- model: GA4 ecommerce purchases and revenue per day
+-- reads: analytics_123456
+SELECT event_date,
+  COUNT(DISTINCT ecommerce.transaction_id) AS transactions,
+  SUM(ecommerce.purchase_revenue_in_usd) AS revenue
+FROM `analytics_123456.events_*`
+WHERE event_name = 'purchase' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+GROUP BY event_date
+;;
+-- model: GA4 items array, top products by revenue
+-- reads: analytics_123456
+SELECT item.item_name, item.item_category, SUM(item.quantity) AS units, SUM(item.item_revenue) AS revenue
+FROM `analytics_123456.events_*`, UNNEST(items) AS item
+WHERE event_name = 'purchase' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY 1, 2
+ORDER BY revenue DESC
+LIMIT 25
+;;
+-- model: GA4 traffic source / medium of new users
+-- reads: analytics_123456
+SELECT traffic_source.source, traffic_source.medium, COUNT(DISTINCT user_pseudo_id) AS new_users
+FROM `analytics_123456.events_*`
+WHERE event_name = 'first_visit' AND _TABLE_SUFFIX LIKE '202405%'
+GROUP BY 1, 2
+ORDER BY new_users DESC
+;;
+-- model: GA4 session source from collected_traffic_source (2023 export fields)
+-- reads: analytics_123456
+SELECT
+  COALESCE(collected_traffic_source.manual_source, '(direct)') AS source,
+  COALESCE(collected_traffic_source.manual_medium, '(none)') AS medium,
+  COUNT(*) AS session_starts
+FROM analytics_123456.events_*
+WHERE event_name = 'session_start' AND _TABLE_SUFFIX BETWEEN '20240601' AND '20240630'
+GROUP BY source, medium
+;;
+-- model: GA4 landing pages (first page_view per session with QUALIFY)
+-- reads: analytics_123456
+SELECT page AS landing_page, COUNT(*) AS sessions
+FROM (
+  SELECT user_pseudo_id,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page,
+    event_timestamp
+  FROM `analytics_123456.events_*`
+  WHERE event_name = 'page_view' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  QUALIFY ROW_NUMBER() OVER (PARTITION BY user_pseudo_id, session_id ORDER BY event_timestamp) = 1
+)
+GROUP BY landing_page
+ORDER BY sessions DESC
+;;
+-- model: GA4 ecommerce funnel with COUNTIF per event_name
+-- reads: analytics_123456
+SELECT
+  COUNT(DISTINCT IF(event_name = 'view_item', user_pseudo_id, NULL)) AS viewed,
+  COUNT(DISTINCT IF(event_name = 'add_to_cart', user_pseudo_id, NULL)) AS added,
+  COUNT(DISTINCT IF(event_name = 'begin_checkout', user_pseudo_id, NULL)) AS checkout,
+  COUNT(DISTINCT IF(event_name = 'purchase', user_pseudo_id, NULL)) AS purchased
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- model: GA4 user properties UNNEST
+-- reads: analytics_123456
+SELECT up.key, up.value.string_value AS value, COUNT(DISTINCT user_pseudo_id) AS users
+FROM analytics_123456.events_20240115, UNNEST(user_properties) AS up
+GROUP BY 1, 2
+;;
+-- model: GA4 device and geo breakdown
+-- reads: analytics_123456
+SELECT device.category, device.operating_system, geo.country, geo.city, COUNT(DISTINCT user_pseudo_id) AS users
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+GROUP BY 1, 2, 3, 4
+ORDER BY users DESC
+;;
+-- model: GA4 daily plus intraday tables (REPLACE on _TABLE_SUFFIX)
+-- reads: analytics_123456
+SELECT PARSE_DATE('%Y%m%d', REPLACE(_TABLE_SUFFIX, 'intraday_', '')) AS day, COUNT(*) AS events
+FROM `p.analytics_123456.events_*`
+WHERE REPLACE(_TABLE_SUFFIX, 'intraday_', '') >= FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 3 DAY))
+GROUP BY day
+;;
+-- model: GA4 intraday table only
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS n
+FROM `analytics_123456.events_intraday_*`
+GROUP BY event_name
+;;
+-- model: GA4 user engagement time in minutes
+-- reads: analytics_123456
+SELECT user_pseudo_id,
+  SUM((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'engagement_time_msec')) / 60000 AS engaged_minutes
+FROM `analytics_123456.events_*`
+WHERE event_name = 'user_engagement' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY user_pseudo_id
+;;
+-- model: GA4 new vs returning (ga_session_number)
+-- reads: analytics_123456
+SELECT
+  IF((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_number') = 1, 'new', 'returning') AS user_type,
+  COUNT(DISTINCT user_pseudo_id) AS users
+FROM analytics_123456.events_*
+WHERE event_name = 'session_start' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY user_type
+;;
+-- model: GA4 scroll depth (percent_scrolled)
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page,
+  COUNTIF((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'percent_scrolled') = 90) AS scrolled_90
+FROM `analytics_123456.events_*`
+WHERE event_name = 'scroll' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY page
+;;
+-- model: GA4 page path navigation with LEAD (next page)
+-- reads: analytics_123456
+WITH pv AS (
+  SELECT user_pseudo_id, event_timestamp,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    REGEXP_EXTRACT((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location'), r'https?://[^/]+(/[^?#]*)') AS path
+  FROM `analytics_123456.events_*`
+  WHERE event_name = 'page_view' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+)
+SELECT path, LEAD(path) OVER (PARTITION BY user_pseudo_id, session_id ORDER BY event_timestamp) AS next_path
+FROM pv
+;;
+-- model: GA4 events per hour of day from TIMESTAMP_MICROS
+-- reads: analytics_123456
+SELECT EXTRACT(HOUR FROM TIMESTAMP_MICROS(event_timestamp) AT TIME ZONE 'America/New_York') AS hour, COUNT(*) AS events
+FROM analytics_123456.events_20240115
+GROUP BY hour
+ORDER BY hour
+;;
+-- model: GA4 site search terms (view_search_results)
+-- reads: analytics_123456
+SELECT LOWER((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'search_term')) AS term, COUNT(*) AS searches
+FROM `analytics_123456.events_*`
+WHERE event_name = 'view_search_results' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY term
+ORDER BY searches DESC
+;;
+-- model: GA4 default channel grouping approximation with CASE
+-- reads: analytics_123456
+SELECT
+  CASE
+    WHEN traffic_source.source = '(direct)' AND traffic_source.medium IN ('(not set)', '(none)') THEN 'Direct'
+    WHEN REGEXP_CONTAINS(traffic_source.medium, r'^(.*cp.*|ppc|paid.*)$') THEN 'Paid Search'
+    WHEN traffic_source.medium = 'organic' THEN 'Organic Search'
+    WHEN traffic_source.medium = 'email' THEN 'Email'
+    WHEN traffic_source.medium = 'referral' THEN 'Referral'
+    ELSE 'Unassigned'
+  END AS channel,
+  COUNT(DISTINCT user_pseudo_id) AS users
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY channel
+;;
+-- model: GA4 DAU/MAU stickiness
+-- reads: analytics_123456
+WITH daily AS (
+  SELECT PARSE_DATE('%Y%m%d', event_date) AS day, user_pseudo_id
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+  GROUP BY 1, 2
+)
+SELECT d.day, COUNT(DISTINCT d.user_pseudo_id) AS dau,
+  (SELECT COUNT(DISTINCT m.user_pseudo_id) FROM daily m WHERE m.day BETWEEN DATE_SUB(d.day, INTERVAL 29 DAY) AND d.day) AS mau
+FROM daily d
+GROUP BY d.day
+;;
+-- model: GA4 retention by first_touch week
+-- reads: analytics_123456
+WITH users AS (
+  SELECT user_pseudo_id, DATE_TRUNC(DATE(TIMESTAMP_MICROS(MIN(user_first_touch_timestamp))), WEEK) AS cohort_week
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+  GROUP BY user_pseudo_id
+),
+activity AS (
+  SELECT DISTINCT user_pseudo_id, DATE_TRUNC(PARSE_DATE('%Y%m%d', event_date), WEEK) AS active_week
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+)
+SELECT cohort_week, DATE_DIFF(active_week, cohort_week, WEEK) AS week_n, COUNT(DISTINCT user_pseudo_id) AS users
+FROM users JOIN activity USING (user_pseudo_id)
+GROUP BY 1, 2
+;;
+-- model: GA4 conversion rate by source joined to ad spend
+-- reads: analytics_123456, mkt_eu
+WITH conv AS (
+  SELECT traffic_source.source AS source, COUNTIF(event_name = 'purchase') AS purchases
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  GROUP BY source
+)
+SELECT conv.source, conv.purchases, s.spend, SAFE_DIVIDE(s.spend, conv.purchases) AS cpa
+FROM conv
+LEFT JOIN mkt_eu.ad_spend_by_source s USING (source)
+;;
+-- model: GA4 user_id stitching to a CRM table
+-- reads: analytics_123456, sales
+SELECT c.customer_id, c.segment, COUNT(*) AS events
+FROM `analytics_123456.events_*` e
+JOIN sales.customers c ON c.web_user_id = e.user_id
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND e.user_id IS NOT NULL
+GROUP BY 1, 2
+;;
+-- model: GA4 bounce rate (sessions not engaged)
+-- reads: analytics_123456
+SELECT
+  1 - SAFE_DIVIDE(
+    COUNT(DISTINCT IF((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'session_engaged') = '1',
+      CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING)), NULL)),
+    COUNT(DISTINCT CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING)))
+  ) AS bounce_rate
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- model: GA4 first ten rows of yesterday's table
+-- reads: analytics_123456
+SELECT * FROM analytics_123456.events_20240115 LIMIT 10
+;;
+-- model: GA4 sample ecommerce dataset from bigquery-public-data (GA4 docs' sample queries)
+-- reads: bigquery-public-data.ga4_obfuscated_sample_ecommerce
+SELECT event_name, COUNT(*) AS event_count
+FROM `bigquery-public-data.ga4_obfuscated_sample_ecommerce.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20201201' AND '20201202'
+GROUP BY event_name
+ORDER BY event_count DESC
+;;
+-- model: GA4 sample dataset, purchasers per traffic medium, unquoted public project
+-- reads: bigquery-public-data.ga4_obfuscated_sample_ecommerce
+SELECT traffic_source.medium, COUNT(DISTINCT user_pseudo_id) AS purchasers
+FROM bigquery-public-data.ga4_obfuscated_sample_ecommerce.events_20210131
+WHERE event_name = 'purchase'
+GROUP BY 1
+;;
+-- model: Universal Analytics export (ga_sessions_*) totals and hits
+-- reads: mkt_eu
+SELECT date, SUM(totals.visits) AS sessions, SUM(totals.pageviews) AS pageviews, SUM(totals.transactions) AS transactions
+FROM `mkt_eu.ga_sessions_*`
+WHERE _TABLE_SUFFIX BETWEEN '20230101' AND '20230131'
+GROUP BY date
+;;
+-- model: Universal Analytics hits with implicit UNNEST through an alias
+-- reads: mkt_eu
+SELECT h.page.pagePath, COUNT(*) AS pageviews
+FROM `mkt_eu.ga_sessions_*` AS s, s.hits AS h
+WHERE _TABLE_SUFFIX BETWEEN '20230101' AND '20230107' AND h.type = 'PAGE'
+GROUP BY 1
+ORDER BY pageviews DESC
+;;
+-- model: Google Analytics sample (bigquery-public-data.google_analytics_sample) product revenue
+-- reads: bigquery-public-data.google_analytics_sample
+SELECT p.v2ProductName, SUM(p.productRevenue) / 1e6 AS revenue
+FROM `bigquery-public-data.google_analytics_sample.ga_sessions_*`, UNNEST(hits) AS h, UNNEST(h.product) AS p
+WHERE _TABLE_SUFFIX BETWEEN '20170701' AND '20170731' AND p.productRevenue IS NOT NULL
+GROUP BY 1
+ORDER BY revenue DESC
+;;
+-- model: bigquery-public-data.samples.shakespeare (BigQuery quickstart)
+-- reads: bigquery-public-data.samples
+SELECT word, SUM(word_count) AS count
+FROM `bigquery-public-data.samples.shakespeare`
+WHERE word LIKE '%raisin%'
+GROUP BY word
+;;
+-- model: bigquery-public-data.usa_names (BigQuery console quickstart)
+-- reads: bigquery-public-data.usa_names
+SELECT name, SUM(number) AS total
+FROM `bigquery-public-data.usa_names.usa_1910_2013`
+GROUP BY name
+ORDER BY total DESC
+LIMIT 10
+;;
+-- model: thelook_ecommerce public dataset, monthly orders by status (Looker demo)
+-- reads: bigquery-public-data.thelook_ecommerce
+SELECT DATE_TRUNC(DATE(created_at), MONTH) AS month, status, COUNT(*) AS orders
+FROM `bigquery-public-data.thelook_ecommerce.orders`
+GROUP BY 1, 2
+ORDER BY 1
+;;
+-- model: Stack Overflow public dataset tag counts (BigQuery public datasets blog)
+-- reads: bigquery-public-data.stackoverflow
+SELECT tag, COUNT(*) AS questions
+FROM `bigquery-public-data.stackoverflow.posts_questions`, UNNEST(SPLIT(tags, '|')) AS tag
+WHERE EXTRACT(YEAR FROM creation_date) = 2022
+GROUP BY tag
+ORDER BY questions DESC
+LIMIT 20
+;;
+-- model: public data joined with own data (weather by store)
+-- reads: sales, bigquery-public-data.noaa_gsod
+SELECT s.store_id, w.date, w.temp, SUM(o.amount) AS revenue
+FROM sales.orders o
+JOIN sales.stores s USING (store_id)
+JOIN `bigquery-public-data.noaa_gsod.gsod2024` w ON w.stn = s.weather_station AND w.date = o.order_date
+GROUP BY 1, 2, 3
+;;
+-- model: order total from an ARRAY<STRUCT> of line items (docs: work with arrays)
+-- reads: sales
+SELECT order_id, (SELECT SUM(i.qty * i.price) FROM UNNEST(items) AS i) AS total
+FROM sales.orders
+;;
+-- model: CROSS JOIN UNNEST WITH OFFSET of nested line items
+-- reads: sales
+SELECT o.order_id, pos, item.sku, item.qty
+FROM sales.orders AS o
+CROSS JOIN UNNEST(o.items) AS item WITH OFFSET AS pos
+;;
+-- model: implicit UNNEST of an array column through the table alias
+-- reads: sales
+SELECT o.order_id, item.sku
+FROM sales.orders o, o.items item
+WHERE item.qty > 10
+;;
+-- model: LEFT JOIN UNNEST to keep orders without items
+-- reads: sales
+SELECT o.order_id, COUNT(item.sku) AS n_items
+FROM sales.orders o
+LEFT JOIN UNNEST(o.items) AS item
+GROUP BY o.order_id
+;;
+-- model: EXISTS over an array of structs
+-- reads: sales
+SELECT order_id FROM sales.orders
+WHERE EXISTS (SELECT 1 FROM UNNEST(items) WHERE sku = 'SKU-123' AND qty >= 2)
+;;
+-- model: ARRAY_AGG of STRUCTs to build nested rows (denormalising for BI)
+-- reads: sales
+SELECT c.customer_id,
+  ARRAY_AGG(STRUCT(o.order_id, o.order_date, o.amount) ORDER BY o.order_date DESC LIMIT 5) AS recent_orders
+FROM sales.customers c
+JOIN sales.orders o USING (customer_id)
+GROUP BY c.customer_id
+;;
+-- model: ARRAY(SELECT AS STRUCT ...) to filter and reshape an array
+-- reads: sales
+SELECT order_id,
+  ARRAY(SELECT AS STRUCT sku, qty * price AS line_total FROM UNNEST(items) WHERE qty > 0 ORDER BY line_total DESC) AS lines
+FROM sales.orders
+;;
+-- model: safe array indexing and ARRAY_LENGTH
+-- reads: sales
+SELECT order_id, ARRAY_LENGTH(items) AS n, items[SAFE_OFFSET(0)].sku AS first_sku, items[SAFE_ORDINAL(2)].sku AS second_sku
+FROM sales.orders
+WHERE ARRAY_LENGTH(items) > 0
+;;
+-- model: nested STRUCT fields (address.city) and ARRAY_TO_STRING
+-- reads: sales
+SELECT address.city, address.zip, ARRAY_TO_STRING(tags, ',') AS tags
+FROM sales.customers
+WHERE address.country = 'FR'
+;;
+-- model: IN UNNEST of a literal array
+-- reads: sales
+SELECT * FROM sales.orders WHERE status IN UNNEST(['shipped', 'delivered'])
+;;
+-- model: ARRAY_CONCAT_AGG and ARRAY_CONCAT
+-- reads: sales
+SELECT customer_id, ARRAY_CONCAT_AGG(items) AS all_items, ARRAY_CONCAT(['a'], ['b']) AS demo
+FROM sales.orders
+GROUP BY customer_id
+;;
+-- model: unnest two levels (orders -> items -> discounts)
+-- reads: sales
+SELECT o.order_id, i.sku, d.code, d.amount
+FROM sales.orders o, UNNEST(o.items) i, UNNEST(i.discounts) d
+;;
+-- model: GENERATE_TIMESTAMP_ARRAY to fill hourly gaps
+-- reads: mkt_eu
+SELECT h AS hour, COUNT(c.click_id) AS clicks
+FROM UNNEST(GENERATE_TIMESTAMP_ARRAY(TIMESTAMP '2024-05-01', TIMESTAMP '2024-05-02', INTERVAL 1 HOUR)) AS h
+LEFT JOIN mkt_eu.clicks c ON TIMESTAMP_TRUNC(c.click_ts, HOUR) = h
+GROUP BY hour
+;;
+-- model: STRUCT comparison and TO_JSON_STRING for debugging rows
+-- reads: staging
+SELECT TO_JSON_STRING(t) AS row_json
+FROM staging.orders_raw AS t
+LIMIT 5
+;;
+-- model: JSON_VALUE and JSON_QUERY on a JSON column (docs: JSON functions)
+-- reads: staging
+SELECT
+  JSON_VALUE(payload, '$.event') AS event,
+  JSON_VALUE(payload, '$.user.id') AS user_id,
+  JSON_QUERY(payload, '$.user.traits') AS traits
+FROM staging.webhooks
+WHERE JSON_VALUE(payload, '$.event') = 'order.created'
+;;
+-- model: legacy JSON_EXTRACT_SCALAR on a STRING column
+-- reads: staging
+SELECT JSON_EXTRACT_SCALAR(raw, '$.order.id') AS order_id, CAST(JSON_EXTRACT_SCALAR(raw, '$.order.total') AS NUMERIC) AS total
+FROM staging.webhooks_raw
+;;
+-- model: JSON_QUERY_ARRAY with UNNEST (line items inside a JSON payload)
+-- reads: staging
+SELECT JSON_VALUE(payload, '$.id') AS order_id,
+  JSON_VALUE(item, '$.sku') AS sku,
+  LAX_INT64(item.quantity) AS qty
+FROM staging.webhooks, UNNEST(JSON_QUERY_ARRAY(payload, '$.line_items')) AS item
+;;
+-- model: JSON field access with dot notation and subscript on the JSON type
+-- reads: staging
+SELECT STRING(payload.customer.email) AS email, INT64(payload.items[0].quantity) AS first_qty
+FROM staging.webhooks
+;;
+-- model: PARSE_JSON and JSON_TYPE
+-- reads: staging
+SELECT JSON_TYPE(PARSE_JSON(raw)) AS t, COUNT(*) AS n
+FROM staging.webhooks_raw
+GROUP BY t
+;;
+-- model: TO_JSON and JSON_OBJECT to build API payloads
+-- reads: sales
+SELECT JSON_OBJECT('id', order_id, 'total', amount, 'items', TO_JSON(items)) AS body
+FROM sales.orders
+LIMIT 100
+;;
+-- model: JSON_VALUE_ARRAY and JSON_KEYS
+-- reads: staging
+SELECT JSON_VALUE_ARRAY(payload, '$.tags') AS tags, JSON_KEYS(payload) AS keys
+FROM staging.webhooks
+;;
+-- model: JSON_EXTRACT_ARRAY of a string column with CROSS JOIN UNNEST
+-- reads: staging
+SELECT JSON_EXTRACT_SCALAR(e, '$.name') AS name
+FROM staging.webhooks_raw CROSS JOIN UNNEST(JSON_EXTRACT_ARRAY(raw, '$.events')) AS e
+;;
+-- model: SAFE.PARSE_JSON to skip bad rows
+-- reads: staging
+SELECT COUNTIF(SAFE.PARSE_JSON(raw) IS NULL) AS bad_rows, COUNT(*) AS rows
+FROM staging.webhooks_raw
+;;
+-- model: pipe syntax from the docs' introduction (FROM |> WHERE |> AGGREGATE)
+-- reads: sales
+FROM sales.orders
+|> WHERE order_date >= '2024-01-01'
+|> AGGREGATE SUM(amount) AS revenue, COUNT(*) AS orders GROUP BY region
+|> ORDER BY revenue DESC
+;;
+-- model: pipe syntax starting with SELECT
+-- reads: sales
+SELECT * FROM sales.orders
+|> WHERE status = 'shipped'
+|> LIMIT 100
+;;
+-- model: pipe EXTEND and SELECT
+-- reads: sales
+FROM sales.orders
+|> EXTEND amount * 0.19 AS vat, DATE_TRUNC(order_date, MONTH) AS month
+|> SELECT order_id, month, amount, vat
+;;
+-- model: pipe JOIN ... USING then AGGREGATE
+-- reads: sales
+FROM sales.orders AS o
+|> JOIN sales.customers AS c USING (customer_id)
+|> AGGREGATE COUNT(*) AS orders, SUM(o.amount) AS revenue GROUP BY c.country
+|> ORDER BY revenue DESC
+|> LIMIT 10
+;;
+-- model: pipe LEFT JOIN with ON
+-- reads: sales, finance
+FROM sales.orders
+|> LEFT JOIN finance.ledger AS l ON l.order_id = orders.order_id
+|> WHERE l.order_id IS NULL
+|> SELECT orders.order_id, orders.amount
+;;
+-- model: pipe over GA4 events_* with _TABLE_SUFFIX
+-- reads: analytics_123456
+FROM `analytics_123456.events_*`
+|> WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+|> AGGREGATE COUNT(DISTINCT user_pseudo_id) AS users GROUP BY event_date
+|> ORDER BY event_date
+;;
+-- model: pipe AGGREGATE with GROUP AND ORDER BY
+-- reads: sales
+FROM sales.orders
+|> AGGREGATE SUM(amount) AS revenue GROUP AND ORDER BY region, status
+;;
+-- model: pipe SET, DROP and RENAME
+-- reads: staging
+FROM staging.customers_raw
+|> SET email = LOWER(email)
+|> DROP internal_notes
+|> RENAME cust_id AS customer_id
+;;
+-- model: pipe AS alias and a window in EXTEND
+-- reads: sales
+FROM sales.daily_summary
+|> AS d
+|> EXTEND AVG(d.daily_revenue) OVER (ORDER BY d.order_date ROWS BETWEEN 6 PRECEDING AND CURRENT ROW) AS ma_7d
+|> WHERE d.order_date >= '2024-01-01'
+;;
+-- model: pipe PIVOT
+-- reads: sales
+FROM sales.quarterly_produce
+|> PIVOT (SUM(sales) FOR quarter IN ('Q1', 'Q2', 'Q3', 'Q4'))
+;;
+-- model: pipe UNPIVOT
+-- reads: sales
+FROM sales.quarterly_wide
+|> UNPIVOT (sales FOR quarter IN (Q1, Q2, Q3, Q4))
+|> WHERE sales > 0
+;;
+-- model: pipe TABLESAMPLE
+-- reads: mkt_eu
+FROM mkt_eu.clicks
+|> TABLESAMPLE SYSTEM (1 PERCENT)
+|> AGGREGATE COUNT(*) AS clicks GROUP BY campaign
+;;
+-- model: pipe UNION ALL with a parenthesised FROM query
+-- reads: sales
+FROM sales.orders_2023
+|> SELECT order_id, amount
+|> UNION ALL (FROM sales.orders_2024 |> SELECT order_id, amount)
+|> AGGREGATE SUM(amount) AS total
+;;
+-- model: pipe CROSS JOIN UNNEST of a nested array
+-- reads: sales
+FROM sales.orders
+|> CROSS JOIN UNNEST(items) AS item
+|> AGGREGATE SUM(item.qty) AS units GROUP BY item.sku
+|> ORDER BY units DESC
+|> LIMIT 20
+;;
+-- model: pipe CALL of a table-valued function
+-- reads: sales
+FROM sales.orders
+|> WHERE region = 'EMEA'
+|> CALL sales.top_n_by_amount(5)
+;;
+-- model: pipe syntax inside a CTE, the main query in standard syntax
+-- reads: sales
+WITH recent AS (
+  FROM sales.orders
+  |> WHERE order_date >= DATE_SUB(CURRENT_DATE(), INTERVAL 7 DAY)
+)
+SELECT region, COUNT(*) AS orders FROM recent GROUP BY region
+;;
+-- model: pipe QUALIFY-equivalent: EXTEND a ROW_NUMBER then WHERE
+-- reads: staging
+FROM staging.orders_raw
+|> EXTEND ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY _loaded_at DESC) AS rn
+|> WHERE rn = 1
+|> DROP rn
+;;
+-- model: pipe starting from a subquery in parentheses
+-- reads: sales
+(SELECT customer_id, amount FROM sales.orders)
+|> AGGREGATE SUM(amount) AS spend GROUP BY customer_id
+|> WHERE spend > 1000
+;;
+-- model: pipe DISTINCT and ORDER BY ... LIMIT OFFSET
+-- reads: sales
+FROM sales.customers
+|> SELECT country
+|> DISTINCT
+|> ORDER BY country
+|> LIMIT 10 OFFSET 10
+;;
+-- model: pipe with a JSON extraction over webhooks
+-- reads: staging
+FROM staging.webhooks
+|> EXTEND JSON_VALUE(payload, '$.event') AS event
+|> AGGREGATE COUNT(*) AS n GROUP BY event
+;;
+-- model: pipe over a time-travelled table
+-- reads: sales
+FROM sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 2 HOUR)
+|> AGGREGATE COUNT(*) AS n
+;;
+-- model: pipe INTERSECT DISTINCT and EXCEPT DISTINCT
+-- reads: sales, mkt_eu
+FROM sales.customers
+|> SELECT email
+|> EXCEPT DISTINCT (FROM mkt_eu.unsubscribed |> SELECT email)
+;;
+-- model: pipe WITH a GA4 scalar subquery and WHERE on it
+-- reads: analytics_123456
+FROM analytics_123456.events_20240115
+|> WHERE event_name = 'page_view'
+|> EXTEND (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page
+|> AGGREGATE COUNT(*) AS views GROUP BY page
+|> ORDER BY views DESC
+;;
+-- model: pipe on the public shakespeare sample (pipe syntax launch blog)
+-- reads: bigquery-public-data.samples
+FROM `bigquery-public-data.samples.shakespeare`
+|> WHERE LENGTH(word) > 10
+|> AGGREGATE SUM(word_count) AS n GROUP BY corpus
+|> ORDER BY n DESC
+;;
+-- model: ML.PREDICT with MODEL and TABLE (BigQuery ML churn tutorial)
+-- reads: ml
+SELECT user_id, predicted_churned, predicted_churned_probs
+FROM ML.PREDICT(MODEL ml.churn_model, TABLE ml.churn_features)
+;;
+-- model: ML.PREDICT with a subquery (census income classification tutorial)
+-- reads: ml, sales
+SELECT customer_id, predicted_label, prob.prob AS probability
+FROM ML.PREDICT(MODEL `p.ml.churn_model`,
+  (SELECT customer_id, tenure_days, orders_90d, avg_amount FROM sales.customer_features WHERE snapshot_date = CURRENT_DATE())),
+  UNNEST(predicted_label_probs) AS prob
+WHERE prob.label = 1
+;;
+-- model: ML.PREDICT with a threshold STRUCT
+-- reads: ml
+SELECT * FROM ML.PREDICT(MODEL ml.fraud_model, TABLE ml.transactions_today, STRUCT(0.7 AS threshold))
+;;
+-- model: ML.EVALUATE default evaluation
+-- reads: ml
+SELECT * FROM ML.EVALUATE(MODEL ml.churn_model)
+;;
+-- model: ML.EVALUATE on a held-out table
+-- reads: ml
+SELECT * FROM ML.EVALUATE(MODEL ml.churn_model, TABLE ml.churn_eval)
+;;
+-- model: ML.EVALUATE with a subquery and threshold
+-- reads: ml
+SELECT precision, recall, accuracy, f1_score, roc_auc
+FROM ML.EVALUATE(MODEL ml.churn_model,
+  (SELECT * FROM ml.churn_features WHERE split = 'test'), STRUCT(0.55 AS threshold))
+;;
+-- model: ML.FORECAST of an ARIMA_PLUS model (time series forecasting tutorial)
+-- reads: ml
+SELECT forecast_timestamp, forecast_value, prediction_interval_lower_bound, prediction_interval_upper_bound
+FROM ML.FORECAST(MODEL ml.daily_sales_arima, STRUCT(30 AS horizon, 0.9 AS confidence_level))
+;;
+-- model: ML.EXPLAIN_FORECAST
+-- reads: ml
+SELECT * FROM ML.EXPLAIN_FORECAST(MODEL ml.daily_sales_arima, STRUCT(14 AS horizon))
+;;
+-- model: ML.EXPLAIN_PREDICT with top_k_features
+-- reads: ml
+SELECT * FROM ML.EXPLAIN_PREDICT(MODEL ml.churn_model, TABLE ml.churn_features, STRUCT(3 AS top_k_features))
+;;
+-- model: ML.GLOBAL_EXPLAIN and ML.FEATURE_IMPORTANCE
+-- reads: ml
+SELECT * FROM ML.GLOBAL_EXPLAIN(MODEL ml.churn_model)
+;;
+-- model: ML.FEATURE_IMPORTANCE of a boosted tree
+-- reads: ml
+SELECT feature, importance_gain FROM ML.FEATURE_IMPORTANCE(MODEL ml.ltv_boosted) ORDER BY importance_gain DESC
+;;
+-- model: ML.TRAINING_INFO
+-- reads: ml
+SELECT iteration, loss, eval_loss, duration_ms FROM ML.TRAINING_INFO(MODEL ml.churn_model) ORDER BY iteration
+;;
+-- model: ML.CONFUSION_MATRIX and ML.ROC_CURVE
+-- reads: ml
+SELECT * FROM ML.ROC_CURVE(MODEL ml.churn_model, TABLE ml.churn_eval)
+;;
+-- model: ML.CONFUSION_MATRIX with a subquery
+-- reads: ml
+SELECT * FROM ML.CONFUSION_MATRIX(MODEL ml.churn_model, (SELECT * FROM ml.churn_features WHERE split = 'test'))
+;;
+-- model: ML.WEIGHTS of a linear model
+-- reads: ml
+SELECT processed_input, weight FROM ML.WEIGHTS(MODEL ml.ltv_linear, STRUCT(true AS standardize))
+;;
+-- model: ML.CENTROIDS and ML.PREDICT of a k-means model (customer segmentation tutorial)
+-- reads: ml, sales
+SELECT centroid_id, COUNT(*) AS customers, AVG(orders_90d) AS avg_orders
+FROM ML.PREDICT(MODEL ml.customer_segments, (SELECT * FROM sales.customer_features))
+GROUP BY centroid_id
+;;
+-- model: ML.DETECT_ANOMALIES on an ARIMA_PLUS model with new data
+-- reads: ml, sales
+SELECT * FROM ML.DETECT_ANOMALIES(MODEL ml.daily_sales_arima,
+  STRUCT(0.95 AS anomaly_prob_threshold),
+  (SELECT order_date, daily_revenue FROM sales.daily_summary WHERE order_date >= '2024-06-01'))
+WHERE is_anomaly
+;;
+-- model: ML.RECOMMEND of a matrix factorization model (movie recommendations tutorial)
+-- reads: ml
+SELECT * FROM ML.RECOMMEND(MODEL ml.product_recs, (SELECT DISTINCT user_id FROM ml.ratings LIMIT 100))
+;;
+-- model: ML.ARIMA_EVALUATE and ML.ARIMA_COEFFICIENTS
+-- reads: ml
+SELECT * FROM ML.ARIMA_EVALUATE(MODEL ml.daily_sales_arima)
+;;
+-- model: a prediction joined back to the customer table in a CTE
+-- reads: ml, sales
+WITH scored AS (
+  SELECT customer_id, predicted_churned FROM ML.PREDICT(MODEL ml.churn_model, TABLE sales.customer_features)
+)
+SELECT c.email, s.predicted_churned
+FROM scored s JOIN sales.customers c USING (customer_id)
+WHERE s.predicted_churned
+;;
+-- model: AI.FORECAST with TimesFM (no model needed)
+-- reads: sales
+SELECT * FROM AI.FORECAST(TABLE sales.daily_summary, data_col => 'daily_revenue', timestamp_col => 'order_date', horizon => 30)
+;;
+-- model: VECTOR_SEARCH with a query subquery (vector search tutorial)
+-- reads: ml
+SELECT base.doc_id, base.title, distance
+FROM VECTOR_SEARCH(TABLE ml.doc_embeddings, 'embedding',
+  (SELECT embedding FROM ml.query_embeddings WHERE query_id = 42),
+  top_k => 5, distance_type => 'COSINE')
+;;
+-- model: VECTOR_SEARCH with TABLE queries and options
+-- reads: ml
+SELECT query.query_id, base.doc_id, distance
+FROM VECTOR_SEARCH(TABLE ml.doc_embeddings, 'embedding', TABLE ml.query_embeddings, 'embedding',
+  top_k => 10, options => '{"fraction_lists_to_search": 0.01}')
+;;
+-- model: VECTOR_SEARCH over a subquery base with a filter
+-- reads: ml, sales
+SELECT base.sku, distance
+FROM VECTOR_SEARCH(
+  (SELECT sku, embedding FROM ml.product_embeddings WHERE in_stock),
+  'embedding',
+  (SELECT embedding FROM ml.product_embeddings WHERE sku = 'SKU-1'),
+  top_k => 20)
+JOIN sales.products p ON p.sku = base.sku
+;;
+-- model: ML.DISTANCE between embeddings (scalar, no MODEL)
+-- reads: ml
+SELECT a.doc_id, b.doc_id AS other, ML.DISTANCE(a.embedding, b.embedding, 'COSINE') AS d
+FROM ml.doc_embeddings a JOIN ml.doc_embeddings b ON a.doc_id < b.doc_id
+WHERE a.doc_id = 7
+;;
+-- model: temporary SQL function followed by one query (UDF docs)
+-- reads: sales
+CREATE TEMP FUNCTION add_one(x INT64) AS (x + 1);
+SELECT add_one(qty) AS qty_plus_one FROM sales.order_items
+;;
+-- model: temporary JavaScript UDF followed by one query (JavaScript UDF docs)
+-- reads: mkt_eu
+CREATE TEMP FUNCTION browser_of(ua STRING)
+RETURNS STRING
+LANGUAGE js AS r"""
+  if (!ua) return null;
+  if (ua.indexOf('Firefox') >= 0) return 'Firefox';
+  if (ua.indexOf('Chrome') >= 0) return 'Chrome';
+  return 'Other';
+""";
+SELECT browser_of(user_agent) AS browser, COUNT(*) AS sessions
+FROM mkt_eu.sessions
+GROUP BY browser
+;;
+-- model: GA4 helper temp function for event params (popular GA4 SQL snippet)
+-- reads: analytics_123456
+CREATE TEMP FUNCTION get_param_str(params ANY TYPE, k STRING) AS (
+  (SELECT value.string_value FROM UNNEST(params) WHERE key = k)
+);
+SELECT get_param_str(event_params, 'page_location') AS page, COUNT(*) AS views
+FROM `analytics_123456.events_*`
+WHERE event_name = 'page_view' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY page
+;;
+-- model: two temporary functions then a query
+-- reads: analytics_123456
+CREATE TEMPORARY FUNCTION param_int(params ANY TYPE, k STRING) AS (
+  (SELECT value.int_value FROM UNNEST(params) WHERE key = k)
+);
+CREATE TEMPORARY FUNCTION param_str(params ANY TYPE, k STRING) AS (
+  (SELECT value.string_value FROM UNNEST(params) WHERE key = k)
+);
+SELECT user_pseudo_id, param_int(event_params, 'ga_session_id') AS session_id, param_str(event_params, 'page_title') AS title
+FROM analytics_123456.events_20240115
+WHERE event_name = 'page_view';
+;;
+-- model: temp function with a trailing semicolon after the query
+-- reads: sales
+CREATE TEMP FUNCTION net(amount NUMERIC, vat_rate NUMERIC) AS (amount / (1 + vat_rate));
+SELECT order_id, net(amount, 0.19) AS net_amount FROM sales.orders;
+;;
+-- model: temp aggregate function (SQL UDAF docs)
+-- reads: sales
+CREATE TEMP AGGREGATE FUNCTION scaled_sum(dividend FLOAT64, divisor FLOAT64 NOT AGGREGATE)
+RETURNS FLOAT64
+AS (SUM(dividend) / divisor);
+SELECT region, scaled_sum(amount, 1000) AS revenue_k FROM sales.orders GROUP BY region
+;;
+-- model: temp function followed by a WITH query
+-- reads: sales
+CREATE TEMP FUNCTION fiscal_quarter(d DATE) AS (
+  CONCAT('FY', CAST(EXTRACT(YEAR FROM DATE_ADD(d, INTERVAL 3 MONTH)) AS STRING), '-Q',
+         CAST(EXTRACT(QUARTER FROM DATE_ADD(d, INTERVAL 3 MONTH)) AS STRING))
+);
+WITH q AS (SELECT fiscal_quarter(order_date) AS fq, amount FROM sales.orders)
+SELECT fq, SUM(amount) AS revenue FROM q GROUP BY fq ORDER BY fq
+;;
+-- model: temp function followed by a pipe query that starts with FROM
+-- reads: sales
+CREATE TEMP FUNCTION is_weekend(d DATE) AS (EXTRACT(DAYOFWEEK FROM d) IN (1, 7));
+FROM sales.orders
+|> WHERE is_weekend(order_date)
+|> AGGREGATE SUM(amount) AS weekend_revenue
+;;
+-- model: temp function whose body reads a table (UDFs referencing tables)
+-- reads: sales
+CREATE TEMP FUNCTION region_of(cid INT64) AS (
+  (SELECT region FROM sales.customers WHERE customer_id = cid)
+);
+SELECT region_of(customer_id) AS region, COUNT(*) AS orders FROM sales.orders GROUP BY region
+;;
+-- model: temp JavaScript UDF returning an ARRAY<STRUCT> (JSON parsing in JS)
+-- reads: staging
+CREATE TEMP FUNCTION parse_items(json STRING)
+RETURNS ARRAY<STRUCT<sku STRING, qty INT64>>
+LANGUAGE js AS """
+  return JSON.parse(json).map(i => ({sku: i.sku, qty: i.qty}));
+""";
+SELECT order_id, item.sku, item.qty
+FROM staging.orders_raw, UNNEST(parse_items(items_json)) AS item
+;;
+-- model: temp function calling a persistent UDF of the same dataset
+-- reads: sales
+CREATE TEMP FUNCTION clean(email STRING) AS (sales.normalize_email(TRIM(email)));
+SELECT clean(email) AS email FROM sales.customers
+;;
+-- model: temp JavaScript UDF with a haversine distance (geo blog post)
+-- reads: sales
+CREATE TEMPORARY FUNCTION haversine_km(lat1 FLOAT64, lon1 FLOAT64, lat2 FLOAT64, lon2 FLOAT64)
+RETURNS FLOAT64
+LANGUAGE js AS """
+  const r = Math.PI / 180;
+  const a = Math.sin((lat2 - lat1) * r / 2) ** 2 + Math.cos(lat1 * r) * Math.cos(lat2 * r) * Math.sin((lon2 - lon1) * r / 2) ** 2;
+  return 12742 * Math.asin(Math.sqrt(a));
+""";
+SELECT s.store_id, AVG(haversine_km(s.lat, s.lng, d.lat, d.lng)) AS avg_km
+FROM sales.deliveries d JOIN sales.stores s USING (store_id)
+GROUP BY s.store_id
+;;
+-- model: temp function on GA4 public sample data
+-- reads: bigquery-public-data.ga4_obfuscated_sample_ecommerce
+CREATE TEMP FUNCTION event_param(params ANY TYPE, k STRING) AS (
+  (SELECT COALESCE(value.string_value, CAST(value.int_value AS STRING)) FROM UNNEST(params) WHERE key = k)
+);
+SELECT event_param(event_params, 'page_title') AS title, COUNT(*) AS n
+FROM `bigquery-public-data.ga4_obfuscated_sample_ecommerce.events_20210131`
+GROUP BY title
+ORDER BY n DESC
+;;
+-- model: dataset INFORMATION_SCHEMA.COLUMNS (docs: COLUMNS view)
+-- reads: sales
+SELECT table_name, column_name, data_type, is_nullable
+FROM sales.INFORMATION_SCHEMA.COLUMNS
+WHERE table_name = 'orders'
+ORDER BY ordinal_position
+;;
+-- model: dataset INFORMATION_SCHEMA.TABLES of the GA4 export
+-- reads: analytics_123456
+SELECT table_name, creation_time
+FROM `p.analytics_123456.INFORMATION_SCHEMA.TABLES`
+WHERE table_name LIKE 'events_2024%'
+ORDER BY table_name DESC
+;;
+-- model: dataset INFORMATION_SCHEMA.PARTITIONS
+-- reads: sales
+SELECT table_name, partition_id, total_rows, total_logical_bytes
+FROM sales.INFORMATION_SCHEMA.PARTITIONS
+WHERE table_name = 'orders'
+ORDER BY partition_id DESC
+LIMIT 30
+;;
+-- model: dataset INFORMATION_SCHEMA.COLUMN_FIELD_PATHS for nested fields
+-- reads: analytics_123456
+SELECT field_path, data_type
+FROM analytics_123456.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS
+WHERE table_name = 'events_20240115' AND field_path LIKE 'event_params%'
+;;
+-- model: dataset INFORMATION_SCHEMA.VIEWS (find views that mention a table)
+-- reads: sales
+SELECT table_name, view_definition
+FROM sales.INFORMATION_SCHEMA.VIEWS
+WHERE REGEXP_CONTAINS(view_definition, r'orders')
+;;
+-- model: dataset INFORMATION_SCHEMA.TABLE_OPTIONS
+-- reads: staging
+SELECT table_name, option_name, option_value
+FROM staging.INFORMATION_SCHEMA.TABLE_OPTIONS
+WHERE option_name IN ('expiration_timestamp', 'partition_expiration_days')
+;;
+-- model: dataset INFORMATION_SCHEMA.ROUTINES
+-- reads: sales
+SELECT routine_name, routine_type, created FROM sales.INFORMATION_SCHEMA.ROUTINES
+;;
+-- model: change history with APPENDS (docs: work with change history)
+-- reads: sales
+SELECT * FROM APPENDS(TABLE sales.orders, TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY), NULL)
+;;
+-- model: GAP_FILL time series function (docs: time series functions)
+-- reads: staging
+SELECT * FROM GAP_FILL(
+  TABLE staging.sensor_readings,
+  ts_column => 'ts',
+  bucket_width => INTERVAL 1 MINUTE,
+  partitioning_columns => ['device_id'],
+  value_columns => [('temperature', 'linear')])
+;;
+-- model: TIMESTAMP_BUCKET and DATE_BUCKET for time series
+-- reads: staging
+SELECT TIMESTAMP_BUCKET(ts, INTERVAL 15 MINUTE) AS bucket, device_id, AVG(temperature) AS t
+FROM staging.sensor_readings
+GROUP BY bucket, device_id
+;;
+-- model: AEAD decryption with a keyset table (docs: AEAD encryption concepts)
+-- reads: finance
+SELECT c.customer_id, AEAD.DECRYPT_STRING(k.keyset, c.ssn_encrypted, CAST(c.customer_id AS STRING)) AS ssn
+FROM finance.customers_encrypted c
+JOIN finance.keysets k USING (customer_id)
+;;
+-- model: KLL quantile sketches
+-- reads: sales
+SELECT KLL_QUANTILES.EXTRACT_INT64(KLL_QUANTILES.INIT_INT64(CAST(amount AS INT64), 100), 4) AS quartiles
+FROM sales.orders
+;;
+-- model: ST_CLUSTERDBSCAN as a window over delivery points
+-- reads: sales
+SELECT delivery_id, ST_CLUSTERDBSCAN(ST_GEOGPOINT(lng, lat), 500, 5) OVER () AS cluster
+FROM sales.deliveries
+WHERE delivery_date = CURRENT_DATE()
+;;
+-- model: INSERT ... SELECT daily aggregate (scheduled query pattern)
+-- reads: sales
+-- writes
+INSERT INTO sales.daily_summary (order_date, orders, daily_revenue)
+SELECT order_date, COUNT(*), SUM(amount)
+FROM sales.orders
+WHERE order_date = DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY)
+GROUP BY order_date
+;;
+-- model: INSERT ... SELECT from staging into the mart with a CTE
+-- reads: staging, sales
+-- writes
+INSERT INTO sales.fct_orders
+WITH deduped AS (
+  SELECT * FROM staging.stg_orders
+  QUALIFY ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY updated_at DESC) = 1
+)
+SELECT * FROM deduped WHERE order_id NOT IN (SELECT order_id FROM sales.fct_orders)
+;;
+-- model: INSERT VALUES with several rows (DML docs)
+-- reads: sales
+-- writes
+INSERT INTO sales.products (sku, name, price) VALUES
+  ('SKU-1', 'Widget', 9.99),
+  ('SKU-2', 'Gadget', 19.99),
+  ('SKU-3', 'Doohickey', 4.50)
+;;
+-- model: INSERT VALUES with nested ARRAY<STRUCT> and DEFAULT
+-- reads: sales
+-- writes
+INSERT sales.orders (order_id, customer_id, order_date, status, items)
+VALUES (1001, 42, CURRENT_DATE(), DEFAULT, [STRUCT('SKU-1' AS sku, 2 AS qty, 9.99 AS price)])
+;;
+-- model: INSERT INTO a project-qualified table with a column list and SELECT
+-- reads: mkt_eu, analytics_123456
+-- writes
+INSERT INTO `p.mkt_eu.daily_users` (day, users)
+SELECT PARSE_DATE('%Y%m%d', event_date), COUNT(DISTINCT user_pseudo_id)
+FROM `p.analytics_123456.events_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+GROUP BY 1
+;;
+-- model: INSERT with a JSON literal
+-- reads: staging
+-- writes
+INSERT INTO staging.webhooks (received_at, payload)
+VALUES (CURRENT_TIMESTAMP(), JSON '{"event": "test", "user": {"id": "1"}}')
+;;
+-- model: INSERT of ML predictions into a scoring table
+-- reads: ml, sales
+-- writes
+INSERT INTO sales.churn_scores (customer_id, score, scored_at)
+SELECT customer_id, p.prob, CURRENT_TIMESTAMP()
+FROM ML.PREDICT(MODEL ml.churn_model, TABLE sales.customer_features), UNNEST(predicted_churned_probs) AS p
+WHERE p.label
+;;
+-- model: UPDATE with WHERE (DML docs)
+-- reads: sales
+-- writes
+UPDATE sales.orders SET status = 'cancelled' WHERE status = 'pending' AND created_at < TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 30 DAY)
+;;
+-- model: UPDATE ... FROM a staging table (DML docs: UPDATE using joins)
+-- reads: sales, staging
+-- writes
+UPDATE sales.customers c
+SET email = s.email, updated_at = CURRENT_TIMESTAMP()
+FROM staging.customer_updates s
+WHERE c.customer_id = s.customer_id
+;;
+-- model: UPDATE ... FROM a subquery
+-- reads: sales
+-- writes
+UPDATE sales.customers
+SET lifetime_value = t.ltv
+FROM (SELECT customer_id, SUM(amount) AS ltv FROM sales.orders GROUP BY customer_id) AS t
+WHERE customers.customer_id = t.customer_id
+;;
+-- model: UPDATE of a nested repeated field (DML docs: nested and repeated)
+-- reads: sales
+-- writes
+UPDATE sales.orders
+SET items = ARRAY(SELECT AS STRUCT * REPLACE (price * 0.9 AS price) FROM UNNEST(items))
+WHERE order_date = CURRENT_DATE() AND region = 'EMEA'
+;;
+-- model: UPDATE of a JSON column with JSON_SET
+-- reads: staging
+-- writes
+UPDATE staging.webhooks SET payload = JSON_SET(payload, '$.processed', TRUE) WHERE JSON_VALUE(payload, '$.event') = 'order.created'
+;;
+-- model: DELETE with WHERE
+-- reads: staging
+-- writes
+DELETE FROM staging.orders_raw WHERE _loaded_at < TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 90 DAY)
+;;
+-- model: DELETE without FROM, with a subquery (GDPR erasure request)
+-- reads: sales, mkt_eu
+-- writes
+DELETE sales.customers
+WHERE customer_id IN (SELECT customer_id FROM mkt_eu.erasure_requests WHERE processed = FALSE)
+;;
+-- model: DELETE WHERE TRUE
+-- reads: staging
+-- writes
+DELETE FROM `p.staging.tmp_orders` WHERE TRUE
+;;
+-- model: DELETE duplicates keeping one row via a correlated subquery
+-- reads: staging
+-- writes
+DELETE FROM staging.stg_orders t
+WHERE EXISTS (SELECT 1 FROM staging.stg_orders u WHERE u.order_id = t.order_id AND u.updated_at > t.updated_at)
+;;
+-- model: MERGE upsert (DML docs: MERGE)
+-- reads: sales, staging
+-- writes
+MERGE sales.customers T
+USING staging.customer_updates S
+ON T.customer_id = S.customer_id
+WHEN MATCHED THEN
+  UPDATE SET email = S.email, country = S.country, updated_at = S.updated_at
+WHEN NOT MATCHED THEN
+  INSERT (customer_id, email, country, updated_at) VALUES (S.customer_id, S.email, S.country, S.updated_at)
+;;
+-- model: MERGE with WHEN NOT MATCHED BY SOURCE THEN DELETE (full sync)
+-- reads: sales, staging
+-- writes
+MERGE INTO sales.products AS t
+USING staging.products_feed AS s
+ON t.sku = s.sku
+WHEN MATCHED AND t.price != s.price THEN UPDATE SET price = s.price
+WHEN NOT MATCHED BY TARGET THEN INSERT ROW
+WHEN NOT MATCHED BY SOURCE THEN DELETE
+;;
+-- model: MERGE with a deduplicating subquery as the source (dbt incremental merge strategy)
+-- reads: sales, staging
+-- writes
+MERGE INTO `p.sales.fct_orders` AS DBT_INTERNAL_DEST
+USING (
+  SELECT * FROM staging.stg_orders
+  WHERE updated_at > (SELECT MAX(updated_at) FROM sales.fct_orders)
+  QUALIFY ROW_NUMBER() OVER (PARTITION BY order_id ORDER BY updated_at DESC) = 1
+) AS DBT_INTERNAL_SOURCE
+ON DBT_INTERNAL_SOURCE.order_id = DBT_INTERNAL_DEST.order_id
+WHEN MATCHED THEN UPDATE SET status = DBT_INTERNAL_SOURCE.status, amount = DBT_INTERNAL_SOURCE.amount, updated_at = DBT_INTERNAL_SOURCE.updated_at
+WHEN NOT MATCHED THEN INSERT (order_id, customer_id, status, amount, updated_at)
+  VALUES (order_id, customer_id, status, amount, updated_at)
+;;
+-- model: MERGE for an SCD type 2 dimension (close old rows, insert new ones)
+-- reads: sales, staging
+-- writes
+MERGE sales.dim_customers t
+USING (
+  SELECT s.customer_id AS join_key, s.* FROM staging.customer_updates s
+  UNION ALL
+  SELECT NULL, s.* FROM staging.customer_updates s
+  JOIN sales.dim_customers d ON d.customer_id = s.customer_id AND d.is_current AND d.email != s.email
+) u
+ON t.customer_id = u.join_key AND t.is_current
+WHEN MATCHED AND t.email != u.email THEN
+  UPDATE SET is_current = FALSE, valid_to = CURRENT_TIMESTAMP()
+WHEN NOT MATCHED THEN
+  INSERT (customer_id, email, is_current, valid_from, valid_to) VALUES (u.customer_id, u.email, TRUE, CURRENT_TIMESTAMP(), NULL)
+;;
+-- model: MERGE with a partition filter on the target (docs: MERGE and partition pruning)
+-- reads: sales, staging
+-- writes
+MERGE sales.daily_summary t
+USING (SELECT order_date, COUNT(*) AS orders, SUM(amount) AS revenue FROM staging.stg_orders GROUP BY order_date) s
+ON t.order_date = s.order_date AND t.order_date >= DATE_SUB(CURRENT_DATE(), INTERVAL 7 DAY)
+WHEN MATCHED THEN UPDATE SET orders = s.orders, daily_revenue = s.revenue
+WHEN NOT MATCHED THEN INSERT (order_date, orders, daily_revenue) VALUES (s.order_date, s.orders, s.revenue)
+;;
+-- model: MERGE that only deletes matched rows
+-- reads: mkt_eu
+-- writes
+MERGE mkt_eu.newsletter_subscribers t
+USING mkt_eu.unsubscribed s
+ON t.email = s.email
+WHEN MATCHED THEN DELETE
+;;
+-- model: TRUNCATE TABLE (DML docs)
+-- reads: staging
+-- writes
+TRUNCATE TABLE staging.tmp_orders
+;;
+-- model: TRUNCATE TABLE project-qualified
+-- reads: staging
+-- writes
+TRUNCATE TABLE `p.staging.stg_payments`
+;;
+-- model: LOAD DATA from Cloud Storage (docs: LOAD DATA statement)
+-- reads: staging
+-- writes
+-- refused: external-files
+LOAD DATA INTO staging.orders_raw
+FROM FILES (format = 'CSV', skip_leading_rows = 1, uris = ['gs://acme-landing/orders/2024-06-01/*.csv'])
+;;
+-- model: INSERT with a pipe query source
+-- reads: sales
+-- writes
+INSERT INTO sales.region_totals (region, revenue)
+FROM sales.orders
+|> AGGREGATE SUM(amount) AS revenue GROUP BY region
+;;
+-- model: CREATE TABLE with a schema, PARTITION BY and CLUSTER BY (DDL docs)
+-- reads: sales
+-- writes
+CREATE TABLE IF NOT EXISTS sales.order_events (
+  event_id STRING NOT NULL,
+  order_id INT64,
+  event_ts TIMESTAMP,
+  payload JSON,
+  items ARRAY<STRUCT<sku STRING, qty INT64>>
+)
+PARTITION BY DATE(event_ts)
+CLUSTER BY order_id
+OPTIONS (partition_expiration_days = 365, require_partition_filter = TRUE, description = 'order lifecycle events')
+;;
+-- model: CREATE TABLE ... PARTITION BY ... CLUSTER BY ... AS SELECT (dbt table materialization)
+-- reads: sales, staging
+-- writes
+CREATE OR REPLACE TABLE sales.fct_orders
+PARTITION BY order_date
+CLUSTER BY customer_id, region
+OPTIONS (description = 'one row per order')
+AS
+SELECT o.order_id, o.customer_id, o.order_date, c.region, o.amount
+FROM staging.stg_orders o
+JOIN sales.customers c USING (customer_id)
+;;
+-- model: CTAS partitioned by month with TIMESTAMP_TRUNC
+-- reads: analytics_123456
+-- writes
+CREATE OR REPLACE TABLE analytics_123456.sessions
+PARTITION BY TIMESTAMP_TRUNC(session_start, MONTH)
+CLUSTER BY user_pseudo_id
+AS
+SELECT user_pseudo_id,
+  (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+  TIMESTAMP_MICROS(MIN(event_timestamp)) AS session_start,
+  COUNT(*) AS events
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY 1, 2
+;;
+-- model: CTAS with integer range partitioning
+-- reads: sales
+-- writes
+CREATE TABLE sales.customers_by_bucket
+PARTITION BY RANGE_BUCKET(customer_id, GENERATE_ARRAY(0, 1000000, 10000))
+AS SELECT * FROM sales.customers
+;;
+-- model: CTAS with an expiration (scratch table)
+-- reads: staging, sales
+-- writes
+CREATE OR REPLACE TABLE staging.tmp_orders
+OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 DAY))
+AS SELECT * FROM sales.orders WHERE order_date >= '2024-06-01'
+;;
+-- model: CTAS whose query is a pipe query
+-- reads: mkt_eu
+-- writes
+CREATE OR REPLACE TABLE mkt_eu.campaign_daily AS
+FROM mkt_eu.clicks
+|> AGGREGATE COUNT(*) AS clicks GROUP BY campaign, DATE(click_ts) AS day
+;;
+-- model: CREATE TABLE with column defaults and a primary key (NOT ENFORCED)
+-- reads: finance
+-- writes
+CREATE TABLE finance.invoices (
+  invoice_id STRING NOT NULL,
+  customer_id INT64,
+  amount NUMERIC(12, 2),
+  created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP(),
+  PRIMARY KEY (invoice_id) NOT ENFORCED
+)
+;;
+-- model: CREATE TABLE with a foreign key REFERENCES (table constraints docs)
+-- reads: finance
+-- writes
+CREATE TABLE finance.payments (
+  payment_id STRING NOT NULL,
+  invoice_id STRING,
+  amount NUMERIC,
+  PRIMARY KEY (payment_id) NOT ENFORCED,
+  FOREIGN KEY (invoice_id) REFERENCES finance.invoices (invoice_id) NOT ENFORCED
+)
+;;
+-- model: CREATE TABLE ... LIKE (copy the schema)
+-- reads: sales, staging
+-- writes
+CREATE TABLE staging.orders_empty LIKE sales.orders
+;;
+-- model: CREATE TABLE ... COPY
+-- reads: sales
+-- writes
+CREATE TABLE sales.orders_backup_20240601 COPY sales.orders
+;;
+-- model: CREATE TABLE ... CLONE (table clones docs)
+-- reads: sales, staging
+-- writes
+CREATE TABLE staging.orders_clone CLONE sales.orders
+;;
+-- model: CREATE SNAPSHOT TABLE ... CLONE with time travel and expiration (table snapshots docs)
+-- reads: sales
+-- writes
+CREATE SNAPSHOT TABLE sales.orders_snapshot_20240601
+CLONE sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 HOUR)
+OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 30 DAY))
+;;
+-- model: CREATE SNAPSHOT TABLE into another dataset
+-- reads: sales, staging
+-- writes
+CREATE SNAPSHOT TABLE IF NOT EXISTS `p.staging.orders_snap` CLONE `p.sales.orders`
+;;
+-- model: CREATE TABLE ... CLONE of a snapshot (restore)
+-- reads: sales
+-- writes
+CREATE OR REPLACE TABLE sales.orders_restored CLONE sales.orders_snapshot_20240601
+;;
+-- model: CREATE VIEW (dbt view materialization)
+-- reads: sales
+-- writes
+CREATE OR REPLACE VIEW sales.v_active_customers AS
+SELECT c.*, MAX(o.order_date) AS last_order
+FROM sales.customers c JOIN sales.orders o USING (customer_id)
+GROUP BY ALL
+HAVING last_order >= DATE_SUB(CURRENT_DATE(), INTERVAL 90 DAY)
+;;
+-- model: CREATE VIEW with a column list and OPTIONS
+-- reads: mkt_eu, analytics_123456
+-- writes
+CREATE VIEW IF NOT EXISTS mkt_eu.v_page_views (day, page, views)
+OPTIONS (description = 'GA4 page views', labels = [('team', 'marketing')])
+AS
+SELECT PARSE_DATE('%Y%m%d', event_date),
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location'),
+  COUNT(*)
+FROM `p.analytics_123456.events_*`
+WHERE event_name = 'page_view'
+GROUP BY 1, 2
+;;
+-- model: CREATE VIEW across two datasets (authorized view definition)
+-- reads: mkt_eu, sales
+-- writes
+CREATE OR REPLACE VIEW mkt_eu.v_customer_emails AS
+SELECT customer_id, email, country FROM sales.customers WHERE marketing_opt_in
+;;
+-- model: CREATE MATERIALIZED VIEW (materialized views docs)
+-- reads: sales
+-- writes
+CREATE MATERIALIZED VIEW sales.mv_daily_revenue
+PARTITION BY order_date
+CLUSTER BY region
+OPTIONS (enable_refresh = TRUE, refresh_interval_minutes = 60)
+AS
+SELECT order_date, region, SUM(amount) AS revenue, COUNT(*) AS orders
+FROM sales.orders
+GROUP BY order_date, region
+;;
+-- model: CREATE MATERIALIZED VIEW with max_staleness
+-- reads: analytics_123456
+-- writes
+CREATE MATERIALIZED VIEW IF NOT EXISTS analytics_123456.mv_event_counts
+OPTIONS (max_staleness = INTERVAL '4:0:0' HOUR TO SECOND, allow_non_incremental_definition = TRUE)
+AS SELECT event_date, event_name, COUNT(*) AS n FROM analytics_123456.events_20240115 GROUP BY 1, 2
+;;
+-- model: CREATE TABLE FUNCTION (table functions docs)
+-- reads: sales
+-- writes
+CREATE OR REPLACE TABLE FUNCTION sales.orders_between(start_date DATE, end_date DATE)
+AS SELECT * FROM sales.orders WHERE order_date BETWEEN start_date AND end_date
+;;
+-- model: CREATE TABLE FUNCTION with RETURNS TABLE
+-- reads: sales
+-- writes
+CREATE TABLE FUNCTION sales.top_customers(n INT64)
+RETURNS TABLE<customer_id INT64, revenue NUMERIC>
+AS (
+  SELECT customer_id, SUM(amount) AS revenue FROM sales.orders GROUP BY customer_id ORDER BY revenue DESC LIMIT n
+)
+;;
+-- model: CREATE FUNCTION, persistent SQL UDF
+-- reads: sales
+-- writes
+CREATE OR REPLACE FUNCTION sales.normalize_email(email STRING)
+RETURNS STRING
+AS (LOWER(TRIM(REGEXP_REPLACE(email, r'\+[^@]*@', '@'))))
+;;
+-- model: CREATE FUNCTION, persistent JavaScript UDF with OPTIONS
+-- reads: mkt_eu
+-- writes
+CREATE FUNCTION IF NOT EXISTS mkt_eu.parse_utm(url STRING)
+RETURNS STRUCT<source STRING, medium STRING, campaign STRING>
+LANGUAGE js
+OPTIONS (description = 'UTM parameters of a URL')
+AS r"""
+  const u = new URL(url);
+  return {source: u.searchParams.get('utm_source'), medium: u.searchParams.get('utm_medium'), campaign: u.searchParams.get('utm_campaign')};
+"""
+;;
+-- model: CREATE FUNCTION whose body reads a table
+-- reads: finance
+-- writes
+CREATE OR REPLACE FUNCTION finance.to_usd(amount NUMERIC, currency STRING, d DATE)
+AS ((SELECT amount * rate_to_usd FROM finance.fx_rates WHERE fx_rates.currency = currency AND rate_date = d))
+;;
+-- model: CREATE AGGREGATE FUNCTION (persistent UDAF)
+-- reads: sales
+-- writes
+CREATE AGGREGATE FUNCTION sales.weighted_avg(value FLOAT64, weight FLOAT64)
+RETURNS FLOAT64
+AS (SUM(value * weight) / SUM(weight))
+;;
+-- model: ALTER TABLE ADD COLUMN (docs)
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders ADD COLUMN IF NOT EXISTS discount_code STRING OPTIONS (description = 'promo code')
+;;
+-- model: ALTER TABLE ADD COLUMN of a nested STRUCT
+-- reads: sales
+-- writes
+ALTER TABLE sales.customers
+  ADD COLUMN preferences STRUCT<newsletter BOOL, language STRING>,
+  ADD COLUMN loyalty_tier STRING
+;;
+-- model: ALTER TABLE SET OPTIONS
+-- reads: staging
+-- writes
+ALTER TABLE staging.orders_raw SET OPTIONS (expiration_timestamp = TIMESTAMP '2025-01-01 00:00:00 UTC', description = 'raw landing')
+;;
+-- model: ALTER TABLE RENAME TO
+-- reads: staging
+-- writes
+ALTER TABLE staging.orders_tmp RENAME TO orders_old
+;;
+-- model: ALTER TABLE ALTER COLUMN SET DATA TYPE / DROP NOT NULL
+-- reads: sales
+-- writes
+ALTER TABLE sales.products ALTER COLUMN price SET DATA TYPE NUMERIC, ALTER COLUMN name DROP NOT NULL
+;;
+-- model: ALTER TABLE DROP COLUMN
+-- reads: staging
+-- writes
+ALTER TABLE staging.customers_raw DROP COLUMN IF EXISTS internal_notes
+;;
+-- model: ALTER TABLE RENAME COLUMN
+-- reads: sales
+-- writes
+ALTER TABLE sales.customers RENAME COLUMN cust_email TO email
+;;
+-- model: ALTER VIEW SET OPTIONS
+-- reads: sales
+-- writes
+ALTER VIEW sales.v_active_customers SET OPTIONS (description = 'customers with an order in the last 90 days')
+;;
+-- model: ALTER MATERIALIZED VIEW SET OPTIONS
+-- reads: sales
+-- writes
+ALTER MATERIALIZED VIEW sales.mv_daily_revenue SET OPTIONS (enable_refresh = FALSE)
+;;
+-- model: DROP TABLE
+-- reads: staging
+-- writes
+DROP TABLE staging.tmp_orders
+;;
+-- model: DROP TABLE IF EXISTS project-qualified
+-- reads: sales
+-- writes
+DROP TABLE IF EXISTS `p.sales.orders_backup_20240601`
+;;
+-- model: DROP VIEW
+-- reads: sales
+-- writes
+DROP VIEW IF EXISTS sales.v_active_customers
+;;
+-- model: DROP MATERIALIZED VIEW
+-- reads: analytics_123456
+-- writes
+DROP MATERIALIZED VIEW analytics_123456.mv_event_counts
+;;
+-- model: DROP FUNCTION
+-- reads: mkt_eu
+-- writes
+DROP FUNCTION IF EXISTS mkt_eu.parse_utm
+;;
+-- model: DROP TABLE FUNCTION
+-- reads: sales
+-- writes
+DROP TABLE FUNCTION sales.top_customers
+;;
+-- model: DROP SNAPSHOT TABLE
+-- reads: sales
+-- writes
+DROP SNAPSHOT TABLE IF EXISTS sales.orders_snapshot_20240601
+;;
+-- model: CREATE SCHEMA with OPTIONS (datasets docs)
+-- reads: sandbox_anna
+-- writes
+CREATE SCHEMA IF NOT EXISTS sandbox_anna
+OPTIONS (location = 'EU', default_table_expiration_days = 7, description = 'personal sandbox')
+;;
+-- model: ALTER SCHEMA SET OPTIONS
+-- reads: staging
+-- writes
+ALTER SCHEMA staging SET OPTIONS (default_table_expiration_days = 30)
+;;
+-- model: CREATE SEARCH INDEX (search indexes docs)
+-- reads: staging
+-- writes
+CREATE SEARCH INDEX IF NOT EXISTS logs_index ON staging.app_logs (ALL COLUMNS)
+;;
+-- model: CREATE VECTOR INDEX (vector indexes docs)
+-- reads: ml
+-- writes
+CREATE VECTOR INDEX IF NOT EXISTS doc_embeddings_idx ON ml.doc_embeddings (embedding)
+OPTIONS (index_type = 'IVF', distance_type = 'COSINE', ivf_options = '{"num_lists": 500}')
+;;
+-- model: CREATE ROW ACCESS POLICY (row-level security docs)
+-- reads: sales
+-- writes
+CREATE OR REPLACE ROW ACCESS POLICY emea_only ON sales.orders
+GRANT TO ('group:emea-analysts@example.com')
+FILTER USING (region = 'EMEA')
+;;
+-- model: DROP ROW ACCESS POLICY
+-- reads: sales
+-- writes
+DROP ROW ACCESS POLICY IF EXISTS emea_only ON sales.orders
+;;
+-- model: GRANT on a dataset (docs: DCL)
+-- reads: mkt_eu
+-- writes
+GRANT `roles/bigquery.dataViewer` ON SCHEMA mkt_eu TO 'group:marketing@example.com'
+;;
+-- model: CREATE MODEL logistic regression (churn tutorial)
+-- reads: ml
+-- writes
+CREATE OR REPLACE MODEL ml.churn_model
+OPTIONS (model_type = 'LOGISTIC_REG', input_label_cols = ['churned'], auto_class_weights = TRUE, data_split_method = 'AUTO_SPLIT')
+AS
+SELECT * EXCEPT (user_id, split) FROM ml.churn_features WHERE split = 'train'
+;;
+-- model: CREATE MODEL k-means (customer segmentation tutorial)
+-- reads: ml, sales
+-- writes
+CREATE MODEL IF NOT EXISTS ml.customer_segments
+OPTIONS (model_type = 'KMEANS', num_clusters = 5, standardize_features = TRUE)
+AS
+SELECT orders_90d, avg_amount, tenure_days FROM sales.customer_features
+;;
+-- model: CREATE MODEL ARIMA_PLUS (time series forecasting tutorial)
+-- reads: ml, sales
+-- writes
+CREATE OR REPLACE MODEL `p.ml.daily_sales_arima`
+OPTIONS (model_type = 'ARIMA_PLUS', time_series_timestamp_col = 'order_date', time_series_data_col = 'daily_revenue',
+         auto_arima = TRUE, data_frequency = 'DAILY', holiday_region = 'US')
+AS
+SELECT order_date, daily_revenue FROM sales.daily_summary
+;;
+-- model: CREATE MODEL boosted tree with a TRANSFORM clause (feature engineering tutorial)
+-- reads: ml
+-- writes
+CREATE OR REPLACE MODEL ml.ltv_boosted
+TRANSFORM (
+  ML.STANDARD_SCALER(orders_90d) OVER () AS orders_scaled,
+  ML.QUANTILE_BUCKETIZE(avg_amount, 10) OVER () AS amount_bucket,
+  ML.FEATURE_CROSS(STRUCT(country, device)) AS country_device,
+  ltv
+)
+OPTIONS (model_type = 'BOOSTED_TREE_REGRESSOR', input_label_cols = ['ltv'], max_iterations = 50)
+AS SELECT orders_90d, avg_amount, country, device, ltv FROM ml.ltv_training
+;;
+-- model: CREATE MODEL matrix factorization (recommendations tutorial)
+-- reads: ml
+-- writes
+CREATE OR REPLACE MODEL ml.product_recs
+OPTIONS (model_type = 'MATRIX_FACTORIZATION', feedback_type = 'IMPLICIT', user_col = 'user_id', item_col = 'sku', rating_col = 'rating', l2_reg = 30, num_factors = 15)
+AS SELECT user_id, sku, rating FROM ml.ratings
+;;
+-- model: CREATE MODEL linear regression on a public dataset (penguins tutorial)
+-- reads: ml, bigquery-public-data.ml_datasets
+-- writes
+CREATE OR REPLACE MODEL ml.penguins_model
+OPTIONS (model_type = 'linear_reg', input_label_cols = ['body_mass_g'])
+AS
+SELECT * FROM `bigquery-public-data.ml_datasets.penguins` WHERE body_mass_g IS NOT NULL
+;;
+-- model: ALTER MODEL SET OPTIONS
+-- reads: ml
+-- writes
+ALTER MODEL ml.churn_model SET OPTIONS (description = 'v3, retrained monthly')
+;;
+-- model: DROP MODEL
+-- reads: ml
+-- writes
+DROP MODEL IF EXISTS ml.penguins_model
+;;
+-- model: CREATE PROCEDURE with a body of plain statements (procedures docs)
+-- reads: sales
+-- writes
+CREATE OR REPLACE PROCEDURE sales.refresh_daily_summary()
+BEGIN
+  CREATE OR REPLACE TABLE sales.daily_summary AS
+  SELECT order_date, COUNT(*) AS orders, SUM(amount) AS daily_revenue FROM sales.orders GROUP BY order_date;
+END
+;;
+-- model: CREATE PROCEDURE with DECLARE and an argument
+-- reads: sales
+-- writes
+CREATE PROCEDURE sales.purge_old_orders(days INT64)
+BEGIN
+  DECLARE cutoff DATE DEFAULT DATE_SUB(CURRENT_DATE(), INTERVAL days DAY);
+  DELETE FROM sales.orders_archive WHERE order_date < cutoff;
+END
+;;
+-- model: CREATE PROCEDURE with an OUT argument, SET and two statements
+-- reads: staging
+-- writes
+CREATE OR REPLACE PROCEDURE staging.load_orders(OUT loaded INT64)
+BEGIN
+  SET loaded = (SELECT COUNT(*) FROM staging.orders_raw);
+  INSERT INTO staging.stg_orders SELECT * FROM staging.orders_raw;
+  TRUNCATE TABLE staging.orders_raw;
+END
+;;
+-- model: CREATE PROCEDURE wrapping a MERGE across datasets
+-- reads: sales, staging
+-- writes
+CREATE PROCEDURE IF NOT EXISTS sales.sync_customers()
+OPTIONS (description = 'nightly customer sync')
+BEGIN
+  MERGE sales.customers T
+  USING staging.customer_updates S
+  ON T.customer_id = S.customer_id
+  WHEN MATCHED THEN UPDATE SET email = S.email
+  WHEN NOT MATCHED THEN INSERT (customer_id, email) VALUES (S.customer_id, S.email);
+END
+;;
+-- model: DROP PROCEDURE
+-- reads: sales
+-- writes
+DROP PROCEDURE IF EXISTS sales.purge_old_orders
+;;
+-- model: script with DECLARE and a query (scripting docs)
+-- reads: sales
+-- writes
+-- refused: script
+DECLARE start_date DATE DEFAULT DATE_SUB(CURRENT_DATE(), INTERVAL 7 DAY);
+SELECT region, SUM(amount) AS revenue FROM sales.orders WHERE order_date >= start_date GROUP BY region;
+;;
+-- model: script with DECLARE, SET from a query, IF (scripting docs)
+-- reads: sales
+-- writes
+-- refused: script
+DECLARE n INT64;
+SET n = (SELECT COUNT(*) FROM sales.orders WHERE order_date = CURRENT_DATE());
+IF n = 0 THEN
+  SELECT 'no orders today' AS warning;
+ELSE
+  SELECT n AS orders_today;
+END IF;
+;;
+-- model: WHILE loop backfill script
+-- reads: sales
+-- writes
+-- refused: script
+DECLARE d DATE DEFAULT '2024-01-01';
+WHILE d <= '2024-01-31' DO
+  INSERT INTO sales.daily_summary (order_date, orders, daily_revenue)
+  SELECT order_date, COUNT(*), SUM(amount) FROM sales.orders WHERE order_date = d GROUP BY order_date;
+  SET d = DATE_ADD(d, INTERVAL 1 DAY);
+END WHILE;
+;;
+-- model: FOR ... IN loop over a query (scripting docs: FOR...IN)
+-- reads: staging
+-- writes
+-- refused: script
+FOR t IN (SELECT table_name FROM staging.INFORMATION_SCHEMA.TABLES WHERE table_name LIKE 'tmp_%')
+DO
+  SELECT t.table_name;
+END FOR;
+;;
+-- model: multi-statement transaction (docs: multi-statement transactions)
+-- reads: sales, staging
+-- writes
+-- refused: script
+BEGIN TRANSACTION;
+DELETE FROM sales.daily_summary WHERE order_date = CURRENT_DATE();
+INSERT INTO sales.daily_summary SELECT order_date, COUNT(*), SUM(amount) FROM staging.stg_orders WHERE order_date = CURRENT_DATE() GROUP BY order_date;
+COMMIT TRANSACTION;
+;;
+-- model: two queries in one call
+-- reads: sales
+-- refused: script
+SELECT COUNT(*) FROM sales.orders;
+SELECT COUNT(*) FROM sales.customers;
+;;
+-- model: temp table then a query over it (script with CREATE TEMP TABLE)
+-- reads: sales
+-- writes
+-- refused: script
+CREATE TEMP TABLE big_orders AS SELECT * FROM sales.orders WHERE amount > 1000;
+SELECT region, COUNT(*) FROM big_orders GROUP BY region;
+;;
+-- model: temporary function followed by two queries is a script
+-- reads: sales
+-- refused: script
+CREATE TEMP FUNCTION double_it(x INT64) AS (x * 2);
+SELECT double_it(qty) FROM sales.order_items;
+SELECT double_it(orders) FROM sales.daily_summary;
+;;
+-- model: BEGIN ... EXCEPTION block (scripting docs: error handling)
+-- reads: sales
+-- writes
+-- refused: script
+BEGIN
+  SELECT SUM(amount) / 0 FROM sales.orders;
+EXCEPTION WHEN ERROR THEN
+  SELECT @@error.message, @@error.statement_text;
+END;
+;;
+-- model: LOOP with BREAK
+-- reads: staging
+-- writes
+-- refused: script
+DECLARE i INT64 DEFAULT 0;
+LOOP
+  SET i = i + 1;
+  IF i > 10 THEN LEAVE; END IF;
+  DELETE FROM staging.tmp_orders WHERE MOD(order_id, 10) = i - 1;
+END LOOP;
+;;
+-- model: system variables to set the default dataset, then a query
+-- reads: sales
+-- writes
+-- refused: script
+SET @@dataset_project_id = 'p';
+SET @@dataset_id = 'sales';
+SELECT COUNT(*) FROM orders;
+;;
+-- model: REPEAT ... UNTIL loop
+-- reads: sales
+-- writes
+-- refused: script
+DECLARE x INT64 DEFAULT 0;
+REPEAT
+  SET x = x + 1;
+UNTIL x >= (SELECT COUNT(*) FROM sales.regions)
+END REPEAT;
+;;
+-- model: a single DECLARE with a query default and a query after it
+-- reads: analytics_123456
+-- refused: script
+DECLARE yesterday STRING DEFAULT FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY));
+SELECT COUNT(*) FROM `analytics_123456.events_*` WHERE _TABLE_SUFFIX = yesterday;
+;;
+-- model: CALL a procedure (procedures docs)
+-- reads: sales
+-- writes
+-- refused: call
+CALL sales.refresh_daily_summary()
+;;
+-- model: CALL with an argument
+-- reads: sales
+-- writes
+-- refused: call
+CALL sales.purge_old_orders(365)
+;;
+-- model: CALL of the system procedure BQ.REFRESH_MATERIALIZED_VIEW (materialized views docs)
+-- reads: sales
+-- writes
+-- refused: call
+CALL BQ.REFRESH_MATERIALIZED_VIEW('p.sales.mv_daily_revenue')
+;;
+-- model: CALL a project-qualified procedure in backticks
+-- reads: staging
+-- refused: call
+CALL `p.staging.rebuild_stg_orders`()
+;;
+-- model: EXECUTE IMMEDIATE of a query string (dynamic SQL docs)
+-- reads: sales
+-- refused: execute-immediate
+EXECUTE IMMEDIATE "SELECT COUNT(*) FROM sales.orders"
+;;
+-- model: EXECUTE IMMEDIATE FORMAT to create a dated table
+-- reads: staging, sales
+-- writes
+-- refused: execute-immediate
+EXECUTE IMMEDIATE FORMAT("CREATE OR REPLACE TABLE staging.orders_%s AS SELECT * FROM sales.orders", FORMAT_DATE('%Y%m%d', CURRENT_DATE()))
+;;
+-- model: EXECUTE IMMEDIATE with USING parameters
+-- reads: sales
+-- writes
+-- refused: execute-immediate
+EXECUTE IMMEDIATE 'SELECT * FROM sales.orders WHERE status = ?' USING 'shipped'
+;;
+-- model: GRAPH_TABLE from-item (BigQuery graph docs)
+-- reads: sales
+-- refused: graph
+SELECT *
+FROM GRAPH_TABLE(
+  sales.customer_graph
+  MATCH (c:Customer)-[o:Ordered]->(pr:Product)
+  COLUMNS (c.customer_id, pr.sku, o.amount)
+)
+;;
+-- model: GRAPH query in GQL (graph query language docs)
+-- reads: sales
+-- refused: graph
+GRAPH sales.customer_graph
+MATCH (c:Customer)-[:Ordered]->(pr:Product)
+RETURN pr.sku AS sku, COUNT(c) AS buyers
+GROUP BY sku
+ORDER BY buyers DESC
+LIMIT 10
+;;
+-- model: GRAPH_TABLE in a pipe query
+-- reads: sales
+-- refused: graph
+FROM GRAPH_TABLE(sales.customer_graph MATCH (a:Customer)-[:Referred]->(b:Customer) COLUMNS (a.customer_id AS referrer, b.customer_id AS referred))
+|> AGGREGATE COUNT(*) AS referrals GROUP BY referrer
+;;
+-- model: CREATE PROPERTY GRAPH (graph schema docs)
+-- reads: sales
+-- writes
+-- refused: graph
+CREATE OR REPLACE PROPERTY GRAPH sales.customer_graph
+  NODE TABLES (
+    sales.customers KEY (customer_id) LABEL Customer,
+    sales.products KEY (sku) LABEL Product
+  )
+  EDGE TABLES (
+    sales.orders KEY (order_id)
+      SOURCE KEY (customer_id) REFERENCES customers (customer_id)
+      DESTINATION KEY (sku) REFERENCES products (sku)
+      LABEL Ordered
+  )
+;;
+-- model: DROP PROPERTY GRAPH
+-- reads: sales
+-- writes
+-- refused: graph
+DROP PROPERTY GRAPH IF EXISTS sales.customer_graph
+;;
+-- model: EXTERNAL_QUERY to Cloud SQL (federated queries docs)
+-- reads:
+-- refused: connection
+SELECT * FROM EXTERNAL_QUERY('p.us.crm_postgres', 'SELECT id, email, created_at FROM customers;')
+;;
+-- model: EXTERNAL_QUERY joined with a BigQuery table
+-- reads: sales
+-- refused: connection
+SELECT o.order_id, c.email
+FROM sales.orders o
+JOIN EXTERNAL_QUERY("p.eu.crm_mysql", "SELECT customer_id, email FROM contacts") AS c USING (customer_id)
+;;
+-- model: CREATE EXTERNAL TABLE WITH CONNECTION (BigLake tables docs)
+-- reads: staging
+-- writes
+-- refused: connection
+CREATE OR REPLACE EXTERNAL TABLE staging.orders_lake
+WITH CONNECTION `p.us.gcs_lake`
+OPTIONS (format = 'PARQUET', uris = ['gs://acme-lake/orders/*.parquet'])
+;;
+-- model: CREATE EXTERNAL TABLE over CSV files without a connection (external tables docs)
+-- reads: staging
+-- writes
+-- refused: connection
+CREATE EXTERNAL TABLE staging.orders_csv
+OPTIONS (format = 'CSV', uris = ['gs://acme-landing/orders/*.csv'], skip_leading_rows = 1)
+;;
+-- model: object table over images (object tables docs)
+-- reads: staging
+-- writes
+-- refused: connection
+CREATE EXTERNAL TABLE staging.product_images
+WITH CONNECTION `us.gcs_objects`
+OPTIONS (object_metadata = 'SIMPLE', uris = ['gs://acme-images/products/*'])
+;;
+-- model: remote model over a Vertex AI endpoint (remote models docs)
+-- reads: ml
+-- writes
+-- refused: connection
+CREATE OR REPLACE MODEL ml.gemini
+REMOTE WITH CONNECTION `p.us.vertex_ai`
+OPTIONS (endpoint = 'gemini-2.0-flash')
+;;
+-- model: remote function backed by Cloud Run (remote functions docs)
+-- reads: mkt_eu
+-- writes
+-- refused: connection
+CREATE FUNCTION mkt_eu.geocode(address STRING)
+RETURNS STRING
+REMOTE WITH CONNECTION `p.eu.cloud_run`
+OPTIONS (endpoint = 'https://geocode-abc123-ew.a.run.app')
+;;
+-- model: OBJ.MAKE_REF with a connection (ObjectRef docs)
+-- reads: staging
+-- refused: connection
+SELECT uri, OBJ.MAKE_REF(uri, 'us.gcs_objects') AS ref
+FROM staging.image_uris
+;;
+-- model: AI.GENERATE with connection_id (generative AI functions docs)
+-- reads: mkt_eu
+-- refused: connection
+SELECT review_id,
+  AI.GENERATE(('Summarize this review in five words: ', review_text), connection_id => 'us.vertex_ai', endpoint => 'gemini-2.0-flash').result AS summary
+FROM mkt_eu.reviews
+LIMIT 100
+;;
+-- model: AI.GENERATE_BOOL with connection_id in WHERE
+-- reads: mkt_eu
+-- refused: connection
+SELECT email_id, subject
+FROM mkt_eu.emails
+WHERE AI.GENERATE_BOOL(('Is this email a complaint? ', body), connection_id => 'p.us.vertex_ai').result
+;;
+-- model: OBJ.FETCH_METADATA of OBJ.MAKE_REF (ObjectRef docs)
+-- reads:
+-- refused: connection
+SELECT OBJ.FETCH_METADATA(OBJ.MAKE_REF('gs://acme-images/products/1.jpg', 'us.gcs_objects')) AS meta
+;;
+-- model: LOAD DATA WITH CONNECTION from another cloud (BigQuery Omni docs)
+-- reads: staging
+-- writes
+-- refused: connection
+LOAD DATA INTO staging.s3_orders
+FROM FILES (format = 'PARQUET', uris = ['s3://acme-orders/2024/*.parquet'])
+WITH CONNECTION `aws-us-east-1.s3_conn`
+;;
+-- model: jobs cost report from region-level INFORMATION_SCHEMA.JOBS_BY_PROJECT (cost monitoring blog posts)
+-- reads:
+-- refused: region-information-schema
+SELECT user_email, COUNT(*) AS jobs, SUM(total_bytes_billed) / POW(1024, 4) AS tib_billed
+FROM `region-us`.INFORMATION_SCHEMA.JOBS_BY_PROJECT
+WHERE creation_time > TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 30 DAY) AND job_type = 'QUERY'
+GROUP BY user_email
+ORDER BY tib_billed DESC
+;;
+-- model: storage per dataset from region-level TABLE_STORAGE
+-- reads:
+-- refused: region-information-schema
+SELECT table_schema, SUM(total_logical_bytes) / POW(1024, 3) AS logical_gb
+FROM `region-eu`.INFORMATION_SCHEMA.TABLE_STORAGE
+GROUP BY table_schema
+ORDER BY logical_gb DESC
+;;
+-- model: project-qualified region-level SCHEMATA
+-- reads:
+-- refused: region-information-schema
+SELECT schema_name, location FROM `p.region-us.INFORMATION_SCHEMA.SCHEMATA`
+;;
+-- model: project-level INFORMATION_SCHEMA.SCHEMATA with no dataset
+-- reads:
+-- refused: region-information-schema
+SELECT schema_name FROM INFORMATION_SCHEMA.SCHEMATA
+;;
+-- model: region-level TABLES filtered to a listed dataset (still every dataset's metadata)
+-- reads: sales
+-- refused: region-information-schema
+SELECT t.table_name, COUNT(o.order_id) AS orders
+FROM `region-us`.INFORMATION_SCHEMA.TABLES t
+LEFT JOIN sales.orders o ON t.table_name = 'orders'
+WHERE t.table_schema = 'sales'
+GROUP BY 1
+;;
+-- model: region-level JOBS in pipe syntax, unquoted region qualifier
+-- reads:
+-- refused: region-information-schema
+FROM region-us.INFORMATION_SCHEMA.JOBS
+|> WHERE creation_time > TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)
+|> AGGREGATE SUM(total_slot_ms) AS slot_ms GROUP BY user_email
+;;
+-- model: EXPORT DATA below the server's --export-gcs prefix (EXPORT DATA docs)
+-- reads: sales
+-- writes
+EXPORT DATA OPTIONS (uri = 'gs://acme-exports/mcp/orders/*.csv', format = 'CSV', overwrite = TRUE, header = TRUE)
+AS SELECT order_id, amount FROM sales.orders WHERE order_date = CURRENT_DATE()
+;;
+-- model: pipe EXPORT DATA below the --export-gcs prefix
+-- reads: sales
+-- writes
+-- plan: EXPORT_DATA p.sales.orders
+FROM sales.orders
+|> WHERE region = 'EMEA'
+|> EXPORT DATA OPTIONS (uri = 'gs://acme-exports/mcp/emea/*.json', format = 'JSON')
+;;
+-- model: EXPORT DATA to Cloud Storage as CSV (EXPORT DATA docs)
+-- reads: sales
+-- writes
+-- refused: export-data
+EXPORT DATA OPTIONS (uri = 'gs://acme-exports/orders/*.csv', format = 'CSV', overwrite = TRUE, header = TRUE, field_delimiter = ';')
+AS SELECT * FROM sales.orders WHERE order_date = CURRENT_DATE()
+;;
+-- model: EXPORT DATA of GA4 events as Parquet
+-- reads: analytics_123456
+-- writes
+-- refused: export-data
+EXPORT DATA OPTIONS (uri = 'gs://acme-exports/ga4/events-*.parquet', format = 'PARQUET', compression = 'SNAPPY')
+AS SELECT event_date, event_name, user_pseudo_id FROM `analytics_123456.events_*` WHERE _TABLE_SUFFIX = '20240115'
+;;
+-- model: pipe EXPORT DATA
+-- reads: sales
+-- writes
+-- refused: export-data
+-- plan: EXPORT_DATA p.sales.orders
+FROM sales.orders
+|> WHERE region = 'EMEA'
+|> EXPORT DATA OPTIONS (uri = 'gs://partner-drop/emea/*.json', format = 'JSON', overwrite = TRUE)
+;;
+-- model: procedure with a WHILE loop (procedures docs: backfill procedure)
+-- reads: sales
+-- writes
+-- refused: procedure-scripting
+CREATE OR REPLACE PROCEDURE sales.backfill_daily(start_date DATE, end_date DATE)
+BEGIN
+  DECLARE d DATE DEFAULT start_date;
+  WHILE d <= end_date DO
+    DELETE FROM sales.daily_summary WHERE order_date = d;
+    INSERT INTO sales.daily_summary SELECT order_date, COUNT(*), SUM(amount) FROM sales.orders WHERE order_date = d GROUP BY order_date;
+    SET d = DATE_ADD(d, INTERVAL 1 DAY);
+  END WHILE;
+END
+;;
+-- model: procedure with IF around a MERGE
+-- reads: staging, sales
+-- writes
+-- refused: procedure-scripting
+CREATE PROCEDURE staging.upsert_if_new()
+BEGIN
+  IF (SELECT COUNT(*) FROM staging.customer_updates) > 0 THEN
+    MERGE sales.customers T USING staging.customer_updates S ON T.customer_id = S.customer_id
+    WHEN MATCHED THEN UPDATE SET email = S.email
+    WHEN NOT MATCHED THEN INSERT (customer_id, email) VALUES (S.customer_id, S.email);
+  END IF;
+END
+;;
+-- model: procedure with a BEGIN ... EXCEPTION block
+-- reads: staging
+-- writes
+-- refused: procedure-scripting
+CREATE OR REPLACE PROCEDURE staging.safe_load()
+BEGIN
+  BEGIN
+    INSERT INTO staging.stg_orders SELECT * FROM staging.orders_raw;
+  EXCEPTION WHEN ERROR THEN
+    INSERT INTO staging.load_errors (at, message) VALUES (CURRENT_TIMESTAMP(), @@error.message);
+  END;
+END
+;;
+-- model: procedure with a FOR ... IN loop over tables
+-- reads: staging
+-- writes
+-- refused: procedure-scripting
+CREATE PROCEDURE staging.drop_tmp_tables()
+BEGIN
+  FOR t IN (SELECT table_name FROM staging.INFORMATION_SCHEMA.TABLES WHERE table_name LIKE 'tmp_%') DO
+    EXECUTE IMMEDIATE FORMAT('DROP TABLE staging.%s', t.table_name);
+  END FOR;
+END
+;;
