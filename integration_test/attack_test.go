@@ -65,3 +65,64 @@ func TestAllowlistUnderAttackOverStdio(t *testing.T) {
 		t.Errorf("dry runs for statements the text refuses: %q", fake.dryRuns)
 	}
 }
+
+// TestThirdRoundOverStdio: issue 28's third round of attacks (property
+// graphs, materialized view replicas, connections named in strings and
+// arguments, EXPORT DATA in every position, unknown table-valued
+// functions), against the built binary started with --datasets sales,
+// read-only and with --allow-writes, through every query tool:
+// PERMISSION_DENIED (or the read-only guard's INVALID_ARGUMENT) and not
+// one request at the wire.
+func TestThirdRoundOverStdio(t *testing.T) {
+	attacks := []string{
+		"SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))",
+		"SELECT * FROM sales.orders, GRAPH_TABLE(`p.sales.g` MATCH (n) COLUMNS (n.id)) AS g",
+		"SELECT * FROM sales.orders |> JOIN GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id AS id)) USING (id)",
+		"SELECT (SELECT COUNT(*) FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))) AS n",
+		"GRAPH secret.g MATCH (n) RETURN n.id",
+		"SELECT OBJ.MAKE_REF('gs://b/x.jpg', 'us.conn') AS r",
+		"SELECT AI.GENERATE('hi', connection_id => 'us.conn', endpoint => 'gemini-2.5-flash')",
+		"SELECT * FROM EXTERNAL_QUERY('us.pg', 'SELECT * FROM users')",
+		"SELECT * FROM sales.orders, NEW_TVF('secret')",
+		"CREATE TEMP FUNCTION f() AS ((SELECT COUNT(*) FROM secret.orders)); SELECT f()",
+	}
+	writes := []string{
+		"CREATE MATERIALIZED VIEW sales.x AS REPLICA OF secret.v",
+		"INSERT INTO sales.orders SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))",
+		"CREATE TABLE sales.c AS SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))",
+		"EXPORT DATA OPTIONS (uri = 'gs://elsewhere/x/*.csv', format = 'CSV') AS SELECT * FROM sales.orders",
+		"WITH x AS (SELECT * FROM sales.orders) EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*') AS SELECT * FROM x",
+		"SELECT * FROM sales.orders |> EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*', format = 'JSON')",
+		"CREATE MODEL sales.m REMOTE WITH CONNECTION DEFAULT OPTIONS (endpoint = 'gemini-2.0-flash')",
+		"CREATE PROCEDURE sales.p() BEGIN INSERT INTO sales.orders SELECT * FROM secret.orders; END",
+	}
+	for _, mode := range []struct {
+		name string
+		args []string
+		sql  []string
+	}{
+		{"read-only", []string{"--datasets", "sales", "--toolsets", "all"}, append(attacks, writes...)},
+		{"allow-writes", []string{"--datasets", "sales", "--toolsets", "all", "--allow-writes"}, append(attacks, writes...)},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			cs, fake := startGovernedBinary(t, "", nil, append(mode.args, "--export-dir", t.TempDir())...)
+			before, _ := fake.snapshot()
+			for _, sql := range mode.sql {
+				for _, tool := range []string{"execute_sql", "dry_run_sql", "export_results"} {
+					args := map[string]any{"sql": sql}
+					if tool == "export_results" {
+						args["format"] = "jsonl"
+					}
+					e := fails(t, cs, tool, args)
+					if e.Code != bqerr.PermissionDenied && e.Code != bqerr.InvalidArgument {
+						t.Errorf("%s %s %q: %s %q, want PERMISSION_DENIED or the read-only guard", mode.name, tool, sql, e.Code, e.Message)
+					}
+				}
+			}
+			after, jobs := fake.snapshot()
+			if jobs != 0 || len(after) != len(before) {
+				t.Errorf("refused statements reached BigQuery: %d jobs, requests %v", jobs, after[len(before):])
+			}
+		})
+	}
+}
