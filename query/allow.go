@@ -287,10 +287,17 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 }
 
 // identifiers returns every identifier of the text and every part of a
-// quoted one, decoded and lower-cased.
+// quoted one, decoded and lower-cased, but for aliases: a name right after
+// AS that no '.' follows (SELECT id AS secret, FROM t AS secret) names a
+// column or a range variable, never a dataset, and a path that starts with
+// it elsewhere is still counted there.
 func identifiers(text *sqltext.Text) map[string]bool {
 	words := map[string]bool{}
-	for _, t := range text.Tokens {
+	toks := text.Tokens
+	for i, t := range toks {
+		if i > 0 && toks[i-1].IsWord("AS") && !(i+1 < len(toks) && toks[i+1].IsPunct('.')) {
+			continue
+		}
 		switch t.Kind {
 		case sqltext.Word:
 			words[strings.ToLower(t.Text)] = true

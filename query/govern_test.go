@@ -184,14 +184,17 @@ func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (
 
 // corpusPlans are the dry-run answers for the corpus' statements.
 var corpusPlans = map[string]plan{
-	"SELECT * FROM sales.orders":                             {"SELECT", []string{"p.sales.orders"}, 100},
-	"SELECT * FROM `p.sales.orders`":                         {"SELECT", []string{"p.sales.orders"}, 100},
-	"SELECT * FROM mkt_eu.clicks":                            {"SELECT", []string{"p.mkt_eu.clicks"}, 100},
-	"SELECT * FROM sales.v_orders":                           {"SELECT", []string{"p.secret.orders"}, 100},
-	"SELECT * FROM `p.sales.v_orders`":                       {"SELECT", []string{"p.secret.orders"}, 100},
-	"SELECT o.id FROM sales.v_orders AS o, o.items":          {"SELECT", []string{"p.secret.orders"}, 100},
-	"SELECT * FROM p.sales.events_*":                         {"SELECT", []string{"p.sales.events_2024"}, 100},
-	"SELECT table_name FROM sales.INFORMATION_SCHEMA.TABLES": {"SELECT", nil, 0},
+	"SELECT * FROM sales.orders":                                                     {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM `p.sales.orders`":                                                 {"SELECT", []string{"p.sales.orders"}, 100},
+	"SELECT * FROM mkt_eu.clicks":                                                    {"SELECT", []string{"p.mkt_eu.clicks"}, 100},
+	"SELECT * FROM sales.v_orders":                                                   {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM `p.sales.v_orders`":                                               {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT o.id FROM sales.v_orders AS o, o.items":                                  {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT id AS secret FROM sales.v_orders":                                        {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT id, hr FROM (SELECT id, 1 AS hr FROM sales.v_orders) AS `secret`":        {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT id AS secret FROM sales.v_orders UNION ALL SELECT id FROM secret.orders": {"SELECT", []string{"p.secret.orders"}, 100},
+	"SELECT * FROM p.sales.events_*":                                                 {"SELECT", []string{"p.sales.events_2024"}, 100},
+	"SELECT table_name FROM sales.INFORMATION_SCHEMA.TABLES":                         {"SELECT", nil, 0},
 	"SELECT 1": {"SELECT", nil, 0},
 	"SELECT EXTRACT(YEAR FROM CURRENT_DATE())":                                   {"SELECT", nil, 0},
 	"WITH x AS (SELECT * FROM sales.orders) SELECT * FROM x":                     {"SELECT", []string{"p.sales.orders"}, 100},
@@ -243,6 +246,9 @@ func TestDatasetAllowlistCorpus(t *testing.T) {
 		{sql: "SELECT * FROM sales.v_orders", allowed: true},
 		{sql: "SELECT * FROM `p.sales.v_orders`", allowed: true},
 		{sql: "SELECT o.id FROM sales.v_orders AS o, o.items", allowed: true},
+		// An alias that spells a hidden dataset's name names no dataset.
+		{sql: "SELECT id AS secret FROM sales.v_orders", allowed: true},
+		{sql: "SELECT id, hr FROM (SELECT id, 1 AS hr FROM sales.v_orders) AS `secret`", allowed: true},
 		{sql: "SELECT * FROM p.sales.events_*", allowed: true},
 		{sql: "SELECT table_name FROM sales.INFORMATION_SCHEMA.TABLES", allowed: true},
 		{sql: "SELECT 1", allowed: true},
@@ -267,6 +273,8 @@ func TestDatasetAllowlistCorpus(t *testing.T) {
 		{sql: "SELECT * FROM sales.v_orders UNION ALL SELECT * FROM `p.secret.orders`"},
 		{sql: "SELECT * FROM sales.v_orders UNION ALL SELECT * FROM hr.v_all"},
 		{sql: "SELECT * FROM sales.v_orders, hr.fn(1)"},
+		// A path after the alias still names the dataset.
+		{sql: "SELECT id AS secret FROM sales.v_orders UNION ALL SELECT id FROM secret.orders"},
 		{sql: "SELECT * FROM `other-proj.sales.orders`"},
 		{sql: "SELECT * FROM other-proj.secret.orders"},
 		// BigQuery listing no table for a query that names one: fail closed.
