@@ -43,10 +43,26 @@ Usage:
 
 Every flag can also be set with the environment variable shown; a flag on
 the command line wins. Defaults shown are the effective ones: after the
-environment. Logs go to stderr as JSON.
-
-Flags:
+environment. Logs go to stderr as JSON. The flags follow, grouped by
+concern, each group with a line on when to touch it; the HTTP serving
+group matters only to the http command.
 `
+
+// The groups of --help, in the order it prints them. Every flag is
+// declared in one (envVar takes its group), and TestHelpGroupsEveryFlag
+// fails when a flag is in none or shows up twice.
+var (
+	connectionFlags = &flagGroup{"Connection and auth", "Which project and credentials call BigQuery: set when the detected ones are not the right ones, or to use the emulator."}
+	agentFlags      = &flagGroup{"What agents may do", "Which tools agents see and what their SQL may read or change: set before an agent meets data it should not all see, or to let it write."}
+	limitFlags      = &flagGroup{"Limits and budgets", "How much one call may scan, cost, return or wait, and one caller spend: set when cost or the size of results matters."}
+	exportFlags     = &flagGroup{"Exports", "Where and how much export_results may write: set when --toolsets lists export (or all)."}
+	stateFlags      = &flagGroup{"Shared state", "Only for several instances (e.g. on Cloud Run): a Redis they share, so budgets and job records hold across them."}
+	httpFlags       = &flagGroup{"HTTP serving", "Only for bigquery-mcp http: where it listens and who may call it (beyond loopback: --client-auth or --allow-unauthenticated)."}
+	resilienceFlags = &flagGroup{"Resilience", "Retries, circuit breakers and the metadata cache: the defaults suit most servers; set to ride out longer outages or to fail faster."}
+	logFlags        = &flagGroup{"Logs, help and version", "Set --log-level debug when something misbehaves; traces and metrics take the standard OTEL_* variables."}
+
+	flagGroups = []*flagGroup{connectionFlags, agentFlags, limitFlags, exportFlags, stateFlags, httpFlags, resilienceFlags, logFlags}
+)
 
 // parseArgs reads the command and flags. The command may come before or
 // after the flags. --help and --version are commands too.
@@ -54,7 +70,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	s := &settings{Config: server.Defaults(), command: "stdio"}
 	fs := newFlagSet(getenv)
 	t := s.defineFlags(fs)
-	s.usage = func(w io.Writer) { fs.printUsage(w, usageHead) }
+	s.usage = func(w io.Writer) { fs.printUsage(w, usageHead, flagGroups) }
 
 	explicit := false
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -108,7 +124,8 @@ type flagText struct {
 	policies map[resilience.Operation]*resilience.Policy
 }
 
-// defineFlags declares every flag with its environment variable, and its
+// defineFlags declares every flag under its --help group (in the order
+// --help lists each group's flags), with its environment variable, and its
 // default as the environment leaves it.
 func (s *settings) defineFlags(fs *flagSet) *flagText {
 	d := s.Config
@@ -121,70 +138,72 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	if _, ok := fs.env("endpoint"); ok {
 		t.authMode = string(auth.None) // shown as the default in --help
 	}
-	envVar(fs, stringKind, &s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
-	envVar(fs, stringKind, &s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
-	envVar(fs, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
-	envVar(fs, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
-	envVar(fs, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
-	envVar(fs, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
-	envVar(fs, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
-	envVar(fs, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; --datasets need not name it, and does not let queries read it unless it does (default: no table exports)")
-	envVar(fs, stringKind, &s.ExportGCS, "export-gcs", "", "gs://bucket/prefix under which export_results has BigQuery write Cloud Storage objects (an extract job); the agent names only a folder below it. Over http it is the default destination (default: no Cloud Storage exports)")
-	envVar(fs, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
-	envVar(fs, int64Kind, &s.MaxExportBytes, "max-export-bytes", export.DefaultMaxBytes, "most bytes one export_results may take: a query the dry run estimates to read more is refused before it runs, and a file that would pass it fails and leaves nothing")
-	envVar(fs, stringKind, &s.StorageEndpoint, "storage-endpoint", "", "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
-	envVar(fs, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
-	envVar(fs, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; export_results stays (only SELECTs, written only to the --export-* places); refused together with --allow-writes")
-	envVar(fs, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
-	envVar(fs, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql, get_query_results and preview_table return when the agent does not say; their maxRows schemas state it")
-	envVar(fs, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
-	envVar(fs, intKind, &s.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "most bytes of encoded rows one call returns; the rest is marked truncated")
-	envVar(fs, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
-	envVar(fs, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
-	envVar(fs, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
-	envVar(fs, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds, 45s unless this is shorter; the schemas state it) before it answers jobComplete:false; the job runs on until its timeout")
-	envVar(fs, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
-	envVar(fs, stringKind, &s.Connections, "connections", "", "connections that statements may use under --datasets (WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models): comma-separated project.location.connection, location.connection or DEFAULT patterns (* wildcards); they reach outside BigQuery's datasets (default: none)")
-	envVar(fs, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
-	envVar(fs, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
-	envVar(fs, stringKind, &s.State, "state", "memory", `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
+	envVar(fs, connectionFlags, stringKind, &s.Project, "project", "", "Google Cloud project: the default for metadata calls and the project that runs and pays for query jobs (default: detected from credentials)")
+	envVar(fs, connectionFlags, stringKind, &s.Location, "location", "", "BigQuery location for jobs, e.g. US, EU or europe-west1 (default: chosen by BigQuery from the data)")
+	envVar(fs, connectionFlags, stringKind, &s.CredentialsFile, "credentials-file", "", "Google credentials file (service account key, user or external account) used instead of Application Default Credentials")
+	envVar(fs, connectionFlags, stringKind, &s.ImpersonateServiceAccount, "impersonate-service-account", "", "service account e-mail to act as, with tokens minted from the base credentials (which need roles/iam.serviceAccountTokenCreator on it)")
+	envVar(fs, connectionFlags, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
+	envVar(fs, connectionFlags, stringKind, &s.Endpoint, "endpoint", "", "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
+	envVar(fs, connectionFlags, stringKind, &s.StorageEndpoint, "storage-endpoint", "", "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
+	envVar(fs, agentFlags, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, agentFlags, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; export_results stays (only SELECTs, written only to the --export-* places); refused together with --allow-writes")
+	envVar(fs, agentFlags, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
+	envVar(fs, agentFlags, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
+	envVar(fs, agentFlags, stringKind, &s.Connections, "connections", "", "connections that statements may use under --datasets (WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models): comma-separated project.location.connection, location.connection or DEFAULT patterns (* wildcards); they reach outside BigQuery's datasets (default: none)")
+	envVar(fs, agentFlags, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
+	envVar(fs, agentFlags, stringKind, &t.jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
+	envVar(fs, limitFlags, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
+	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
+	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
+	envVar(fs, limitFlags, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
+	envVar(fs, limitFlags, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
+	envVar(fs, limitFlags, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql, get_query_results and preview_table return when the agent does not say; their maxRows schemas state it")
+	envVar(fs, limitFlags, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
+	envVar(fs, limitFlags, intKind, &s.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "most bytes of encoded rows one call returns; the rest is marked truncated")
+	envVar(fs, limitFlags, durationKind, &s.QueryTimeout, "query-timeout", d.QueryTimeout, "how long a query may run before its job is cancelled, unless the agent asks for less")
+	envVar(fs, limitFlags, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
+	envVar(fs, limitFlags, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds, 45s unless this is shorter; the schemas state it) before it answers jobComplete:false; the job runs on until its timeout")
+	envVar(fs, limitFlags, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
+	envVar(fs, exportFlags, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
+	envVar(fs, exportFlags, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; --datasets need not name it, and does not let queries read it unless it does (default: no table exports)")
+	envVar(fs, exportFlags, stringKind, &s.ExportGCS, "export-gcs", "", "gs://bucket/prefix under which export_results has BigQuery write Cloud Storage objects (an extract job); the agent names only a folder below it. Over http it is the default destination (default: no Cloud Storage exports)")
+	envVar(fs, exportFlags, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
+	envVar(fs, exportFlags, int64Kind, &s.MaxExportBytes, "max-export-bytes", export.DefaultMaxBytes, "most bytes one export_results may take: a query the dry run estimates to read more is refused before it runs, and a file that would pass it fails and leaves nothing")
+	envVar(fs, stateFlags, stringKind, &s.State, "state", "memory", `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
 	fs.secret["state"] = true // the URL may hold a password
-	envVar(fs, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
-	envVar(fs, stringKind, &s.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
-	envVar(fs, stringKind, &s.StatePrefix, "state-prefix", governance.DefaultRedisPrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
-	envVar(fs, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without counting them against the budgets (default: refuse them with a retryable UNAVAILABLE)")
-	envVar(fs, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
-	envVar(fs, stringKind, &t.jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
+	envVar(fs, stateFlags, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
+	envVar(fs, stateFlags, stringKind, &s.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
+	envVar(fs, stateFlags, stringKind, &s.StatePrefix, "state-prefix", governance.DefaultRedisPrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
+	envVar(fs, stateFlags, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without counting them against the budgets (default: refuse them with a retryable UNAVAILABLE)")
+	envVar(fs, httpFlags, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
+	envVar(fs, httpFlags, stringKind, &t.clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
+	envVar(fs, httpFlags, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
+	envVar(fs, httpFlags, stringKind, &t.clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
+	fs.secret["client-tokens"] = true
+	envVar(fs, httpFlags, stringKind, &t.clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
+	envVar(fs, httpFlags, stringKind, &t.audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
+	envVar(fs, httpFlags, stringKind, &t.principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
+	envVar(fs, httpFlags, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
+	envVar(fs, httpFlags, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
+	envVar(fs, httpFlags, stringKind, &t.origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
 		p := d.Resilience.Policies[op]
-		envVar(fs, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
-		envVar(fs, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
-		envVar(fs, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
+		envVar(fs, resilienceFlags, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
+		envVar(fs, resilienceFlags, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
+		envVar(fs, resilienceFlags, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
 		t.policies[op] = &p
 	}
-	envVar(fs, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's (or the state store's) circuit breaker")
-	envVar(fs, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
-	envVar(fs, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
-	envVar(fs, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
-	envVar(fs, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
-	envVar(fs, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
-	envVar(fs, stringKind, &t.origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
-	envVar(fs, stringKind, &s.CredentialsFile, "credentials-file", "", "Google credentials file (service account key, user or external account) used instead of Application Default Credentials")
-	envVar(fs, stringKind, &s.ImpersonateServiceAccount, "impersonate-service-account", "", "service account e-mail to act as, with tokens minted from the base credentials (which need roles/iam.serviceAccountTokenCreator on it)")
-	envVar(fs, stringKind, &t.clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
-	envVar(fs, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
-	envVar(fs, stringKind, &t.clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
-	fs.secret["client-tokens"] = true
-	envVar(fs, stringKind, &t.clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
-	envVar(fs, stringKind, &t.audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
-	envVar(fs, stringKind, &t.principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
-	envVar(fs, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
-	envVar(fs, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
-	envVar(fs, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
-	envVar(fs, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's (or the state store's) circuit breaker")
+	envVar(fs, resilienceFlags, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
+	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
+	envVar(fs, resilienceFlags, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
+	envVar(fs, resilienceFlags, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
+	envVar(fs, logFlags, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.BoolVar(&t.help, "help", false, "print this help")
+	fs.place(logFlags, "help")
 	fs.BoolVar(&t.showVersion, "version", false, "print the version")
+	fs.place(logFlags, "version")
 	return t
 }
 

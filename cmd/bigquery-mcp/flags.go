@@ -28,11 +28,19 @@ type flagSet struct {
 	envBacked map[string]bool
 	// secret holds flags whose values --help must never print (tokens).
 	secret map[string]bool
-	errs   []error
+	// group holds the --help group of each flag, and order the flags in
+	// the order they were declared: --help lists them so, group by group.
+	group map[string]*flagGroup
+	order []string
+	errs  []error
 }
 
+// A flagGroup is one heading of --help: the flags of one concern, with
+// one line on when a person would touch them.
+type flagGroup struct{ title, when string }
+
 func newFlagSet(getenv func(string) string) *flagSet {
-	fs := &flagSet{FlagSet: flag.NewFlagSet("bigquery-mcp", flag.ContinueOnError), getenv: getenv, from: map[string]string{}, envBacked: map[string]bool{}, secret: map[string]bool{}}
+	fs := &flagSet{FlagSet: flag.NewFlagSet("bigquery-mcp", flag.ContinueOnError), getenv: getenv, from: map[string]string{}, envBacked: map[string]bool{}, secret: map[string]bool{}, group: map[string]*flagGroup{}}
 	// Errors are returned, and help is printed by the caller to the stream
 	// the user asked on; the flag package prints nothing itself.
 	fs.SetOutput(io.Discard)
@@ -79,10 +87,17 @@ func parseUint(s string) (uint, error) {
 	return uint(n), err
 }
 
-// envVar declares the flag name (stored in p) with its environment
-// variable: the variable, when set and valid, replaces def as the default.
-// An invalid variable is an error that parseArgs reports.
-func envVar[T any](f *flagSet, k kind[T], p *T, name string, def T, usage string) {
+// place puts the flag name under group g in --help.
+func (f *flagSet) place(g *flagGroup, name string) {
+	f.group[name] = g
+	f.order = append(f.order, name)
+}
+
+// envVar declares the flag name (stored in p) under group g of --help,
+// with its environment variable: the variable, when set and valid,
+// replaces def as the default. An invalid variable is an error that
+// parseArgs reports.
+func envVar[T any](f *flagSet, g *flagGroup, k kind[T], p *T, name string, def T, usage string) {
 	if v, ok := f.env(name); ok {
 		parsed, err := k.parse(v)
 		if err != nil {
@@ -93,38 +108,64 @@ func envVar[T any](f *flagSet, k kind[T], p *T, name string, def T, usage string
 		}
 	}
 	f.envBacked[name] = true
+	f.place(g, name)
 	k.define(f.FlagSet, p, name, def, usage)
 }
 
-// printUsage writes head and every flag with its variable and its
-// effective default: the value the flag has when not given, after the
-// environment.
-func (f *flagSet) printUsage(w io.Writer, head string) {
+// printUsage writes head and then groups in order: each group's title,
+// its line on when to touch it, and its flags in the order declared, each
+// with its variable and its effective default (the value the flag has when
+// not given, after the environment). A flag in no group of groups comes
+// last, under "Other flags", so that none is ever hidden.
+func (f *flagSet) printUsage(w io.Writer, head string, groups []*flagGroup) {
 	fmt.Fprint(w, head)
+	listed := map[*flagGroup]bool{}
+	for _, g := range groups {
+		listed[g] = true
+		fmt.Fprintf(w, "\n%s:\n  %s\n", g.title, g.when)
+		for _, name := range f.order {
+			if f.group[name] == g {
+				f.printFlag(w, f.Lookup(name))
+			}
+		}
+	}
+	other := false
 	f.VisitAll(func(fl *flag.Flag) {
-		typ, usage := flag.UnquoteUsage(fl)
-		fmt.Fprintf(w, "  --%s", fl.Name)
-		if typ != "" {
-			fmt.Fprintf(w, " %s", typ)
+		if g := f.group[fl.Name]; g == nil || !listed[g] {
+			if !other {
+				fmt.Fprint(w, "\nOther flags:\n")
+				other = true
+			}
+			f.printFlag(w, fl)
 		}
-		fmt.Fprintf(w, "\n    \t%s", usage)
-		if !f.envBacked[fl.Name] {
-			fmt.Fprintln(w)
-			return
-		}
-		fmt.Fprintf(w, "\n    \tenv %s", envName(fl.Name))
-		def := fl.DefValue
-		if _, isString := fl.Value.(interface{ Get() any }).Get().(string); isString {
-			def = strconv.Quote(def)
-		}
-		switch src, ok := f.from[fl.Name]; {
-		case ok && f.secret[fl.Name]:
-			fmt.Fprintf(w, "; set (from %s)", src)
-		case ok:
-			fmt.Fprintf(w, "; default %s (from %s)", def, src)
-		case fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false":
-			fmt.Fprintf(w, "; default %s", def)
-		}
-		fmt.Fprintln(w)
 	})
+}
+
+// printFlag writes one flag: its name and type, its usage, and its
+// variable and effective default.
+func (f *flagSet) printFlag(w io.Writer, fl *flag.Flag) {
+	typ, usage := flag.UnquoteUsage(fl)
+	fmt.Fprintf(w, "  --%s", fl.Name)
+	if typ != "" {
+		fmt.Fprintf(w, " %s", typ)
+	}
+	fmt.Fprintf(w, "\n    \t%s", usage)
+	if !f.envBacked[fl.Name] {
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintf(w, "\n    \tenv %s", envName(fl.Name))
+	def := fl.DefValue
+	if _, isString := fl.Value.(interface{ Get() any }).Get().(string); isString {
+		def = strconv.Quote(def)
+	}
+	switch src, ok := f.from[fl.Name]; {
+	case ok && f.secret[fl.Name]:
+		fmt.Fprintf(w, "; set (from %s)", src)
+	case ok:
+		fmt.Fprintf(w, "; default %s (from %s)", def, src)
+	case fl.DefValue != "" && fl.DefValue != "0" && fl.DefValue != "false":
+		fmt.Fprintf(w, "; default %s", def)
+	}
+	fmt.Fprintln(w)
 }
