@@ -7,7 +7,7 @@ import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext
 import { chart, plan } from "./chart";
 import { ago, bytes, count, delimited, duration, h, usd } from "./format";
 import { ResultTable, tree } from "./table";
-import { type Column, type DryRun, type Rows, type TableSchema, typeName } from "./types";
+import { type Column, type DryRunSQLResult, type GetTableSchemaResult, type Rows, type ToolResults, typeName } from "./types";
 
 // The on-demand price BigQuery lists, for the cost of a query that ran; a
 // dry run reports the server's own price.
@@ -27,7 +27,8 @@ let input: Record<string, unknown> = {};
 app.ontoolinput = (p) => {
   input = (p.arguments ?? {}) as Record<string, unknown>;
 };
-app.ontoolresult = (r) => show(r as { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean });
+// The host says which tool's call this is in the host context's toolInfo.
+app.ontoolresult = (r) => show(r as Result, app.getHostContext()?.toolInfo?.tool.name);
 app.onhostcontextchanged = (ctx) => theme(ctx);
 app.ontoolcancelled = () => root.replaceChildren(h("p", { class: "muted" }, "The call was cancelled."));
 
@@ -40,7 +41,12 @@ function theme(ctx: McpUiHostContext | undefined) {
   if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
 }
 
-function show(r: { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean }) {
+type Result = { structuredContent?: unknown; content?: { type: string; text?: string }[]; isError?: boolean };
+
+// show shows a result by the tool that produced it, as the host names it.
+// Only when the host names none (toolInfo is optional in the host context)
+// does sniff guess the tool from the result's fields.
+function show(r: Result, tool: string | undefined) {
   // Marks for benchmarks (make bench): when the result arrived, when it showed.
   performance.mark("bqmcp-result");
   let v = r.structuredContent as Record<string, unknown> | undefined;
@@ -57,16 +63,40 @@ function show(r: { structuredContent?: unknown; content?: { type: string; text?:
     root.replaceChildren(h("div", { class: "error", role: "alert" }, h("strong", null, e?.code ?? "Error"), " ", e?.message ?? r.content?.map((c) => c.text ?? "").join(" ") ?? ""));
     return;
   }
-  if (Array.isArray(v.rows) && Array.isArray(v.schema)) resultView(v as unknown as Rows);
-  else if (Array.isArray(v.columns) && "numBytes" in v) schemaView(v as unknown as TableSchema);
-  else if ("estimatedCostUSD" in v) costView(v as unknown as DryRun);
-  else root.replaceChildren(h("pre", { class: "raw" }, JSON.stringify(v, null, 2)));
+  const res = v as unknown;
+  switch (tool ?? sniff(v)) {
+    case "execute_sql":
+      resultView(res as ToolResults["execute_sql"]);
+      break;
+    case "get_query_results":
+      resultView(res as ToolResults["get_query_results"]);
+      break;
+    case "preview_table":
+      resultView(res as ToolResults["preview_table"]);
+      break;
+    case "get_table_schema":
+      schemaView(res as ToolResults["get_table_schema"]);
+      break;
+    case "dry_run_sql":
+      costView(res as ToolResults["dry_run_sql"]);
+      break;
+    default:
+      root.replaceChildren(h("pre", { class: "raw" }, JSON.stringify(v, null, 2)));
+  }
   performance.mark("bqmcp-shown");
+}
+
+// sniff guesses which tool gave a result from its fields; see show.
+function sniff(v: Record<string, unknown>): keyof ToolResults | undefined {
+  if ("rows" in v && "schema" in v) return "jobId" in v ? "execute_sql" : "preview_table";
+  if ("columns" in v && "numBytes" in v) return "get_table_schema";
+  if ("estimatedCostUSD" in v) return "dry_run_sql";
+  return undefined;
 }
 
 // asArrays gives rows in schema order whatever format the tool used.
 function asArrays(schema: Column[], rows: Rows["rows"]): unknown[][] {
-  return rows.map((r) => (Array.isArray(r) ? r : schema.map((c) => (r as Record<string, unknown>)[c.name] ?? null)));
+  return (rows ?? []).map((r) => (Array.isArray(r) ? r : schema.map((c) => (r as Record<string, unknown>)[c.name] ?? null)));
 }
 
 function stat(label: string, value: string | Node, cls?: string): HTMLElement {
@@ -78,9 +108,10 @@ function resultView(res: Rows) {
     runningView(res);
     return;
   }
+  const schema = res.schema ?? [];
   let last = res;
   const detail = h("section", { class: "detail", hidden: true, "aria-label": "Cell value" });
-  const table = new ResultTable(res.schema, (title, value, col) => openDetail(detail, title, value, col));
+  const table = new ResultTable(schema, (title, value, col) => openDetail(detail, title, value, col));
   const shown = h("span", { class: "shown" });
   const header = h("dl", { class: "stats" });
   const banner = h("div", { class: "banner", role: "status", hidden: true });
@@ -136,12 +167,12 @@ function resultView(res: Rows) {
         if (Array.isArray(input.columns)) args.columns = input.columns;
       }
       const r = await app.callServerTool({ name, arguments: args });
-      const page = r.structuredContent as unknown as Rows | undefined;
+      const page = r.structuredContent as ToolResults["get_query_results" | "preview_table"] | undefined;
       if (r.isError || !page || !Array.isArray(page.rows)) {
         bannerText.textContent = `Loading more failed: ${r.content?.map((c) => ("text" in c ? c.text : "")).join(" ") ?? "no rows"} `;
         return;
       }
-      table.append(asArrays(res.schema, page.rows), page.cutCells);
+      table.append(asArrays(schema, page.rows), page.cutCells);
       last = page;
       update();
       refreshChart();
@@ -154,7 +185,7 @@ function resultView(res: Rows) {
   });
 
   // Table or chart.
-  const p = plan(res.schema);
+  const p = plan(schema);
   const chartBox = h("div", { class: "chart-wrap", hidden: true });
   const tabs = h("div", { class: "tabs", role: "group", "aria-label": "View" });
   const tTable = h("button", { type: "button", "aria-pressed": "true" }, "Table");
@@ -168,14 +199,14 @@ function resultView(res: Rows) {
     else table.render(true);
   };
   const refreshChart = () => {
-    if (p && !chartBox.hidden) chartBox.replaceChildren(chart(res.schema, table.rowsInOrder(), p));
+    if (p && !chartBox.hidden) chartBox.replaceChildren(chart(schema, table.rowsInOrder(), p));
   };
   tTable.addEventListener("click", () => setView(false));
   tChart.addEventListener("click", () => setView(true));
-  if (p && res.rows.length > 1) tabs.append(tTable, tChart);
+  if (p && (res.rows?.length ?? 0) > 1) tabs.append(tTable, tChart);
 
   // Copy and download the loaded rows.
-  const names = res.schema.map((c) => c.name);
+  const names = schema.map((c) => c.name);
   const copyCSV = h("button", { type: "button" }, "Copy CSV");
   const copyTSV = h("button", { type: "button" }, "Copy TSV");
   const download = h("button", { type: "button" }, "Download CSV");
@@ -189,7 +220,7 @@ function resultView(res: Rows) {
 
   const notes = [res.warning, res.hint].filter(Boolean).map((t) => h("p", { class: "muted note" }, t as string));
   root.replaceChildren(header, banner, tools, table.el, chartBox, detail, ...notes);
-  table.append(asArrays(res.schema, res.rows), res.cutCells);
+  table.append(asArrays(schema, res.rows), res.cutCells);
   update();
 }
 
@@ -212,7 +243,7 @@ function runningView(res: Rows) {
       if (res.location) args.location = res.location;
       if (typeof input.maxRows === "number") args.maxRows = input.maxRows;
       const r = await app.callServerTool({ name: "get_query_results", arguments: args });
-      show(r as Parameters<typeof show>[0]);
+      show(r as Result, "get_query_results");
     } catch (e) {
       msg.textContent = `Checking failed: ${String(e)} `;
       again.disabled = false;
@@ -279,7 +310,7 @@ function columnTree(cols: Column[], top = true): HTMLElement {
   return ul;
 }
 
-function schemaView(s: TableSchema) {
+function schemaView(s: GetTableSchemaResult) {
   const part = s.partitioning
     ? `${s.partitioning.type}${s.partitioning.field ? ` on ${s.partitioning.field}` : " (ingestion time)"}${s.partitioning.requireFilter ? ", filter required" : ""}`
     : "none";
@@ -300,13 +331,13 @@ function schemaView(s: TableSchema) {
     ...(s.description ? [h("p", { class: "desc" }, s.description)] : []),
     h("dl", { class: "stats" }, ...items),
     ...(labels ? [labels] : []),
-    h("section", { class: "schema" }, columnTree(s.columns)),
+    h("section", { class: "schema" }, columnTree(s.columns ?? [])),
     ...(s.viewQuery ? [h("details", null, h("summary", null, "View SQL"), h("pre", { class: "sql" }, s.viewQuery))] : []),
     ...[s.hint, s.stale ? `Served from cache (${s.cacheAgeSeconds ?? "?"} s old): BigQuery did not answer.` : ""].filter(Boolean).map((t) => h("p", { class: "muted note" }, t as string)),
   );
 }
 
-function costView(d: DryRun) {
+function costView(d: DryRunSQLResult) {
   const verdict = !d.valid ? ["bad", "The query is not valid."] : d.wouldExecute ? ["ok", "execute_sql would run it."] : ["bad", "execute_sql would refuse it."];
   const confirm = /confirm/i.test(d.note ?? "");
   root.replaceChildren(

@@ -1,84 +1,21 @@
-// The result shapes the server's tools return (docs/tools.md).
+// The shapes the views read. Each tool's result type is generated from its
+// output schema (results.ts, checked by server's TestAppResultTypes); what
+// is written here is built from them.
 
-export interface Column {
-  name: string;
-  type: string;
-  mode?: string;
-  description?: string;
-  fields?: Column[];
-}
+import type { Column, ExecuteSQLResult, GetQueryResultsResult, PreviewTableResult } from "./results";
 
-export interface CutCell {
-  row: number;
-  column: string;
-  bytes: number;
-  keptBytes?: number;
-}
+export type { Column, DryRunSQLResult, GetTableSchemaResult, ToolResults } from "./results";
 
-// execute_sql, get_query_results and preview_table.
-export interface Rows {
-  jobId?: string;
-  table?: string;
-  location?: string;
-  jobComplete?: boolean;
-  state?: string;
-  statementType?: string;
-  schema: Column[];
-  rows: (unknown[] | Record<string, unknown>)[];
-  rowCount: number;
-  totalRows: number;
-  truncated: boolean;
-  truncatedBy?: string;
-  cutCells?: CutCell[];
-  nextStartIndex?: number;
-  bytesProcessed?: number;
-  bytesBilled?: number;
-  cacheHit?: boolean;
-  affectedRows?: number;
-  durationMs?: number;
-  hint?: string;
-  warning?: string;
-  incomplete?: boolean;
-}
+// A value the server shortened to keep a page within its size limit.
+export type CutCell = NonNullable<ExecuteSQLResult["cutCells"]>[number];
 
-// get_table_schema.
-export interface TableSchema {
-  table: string;
-  type: string;
-  description?: string;
-  location?: string;
-  columns: Column[];
-  partitioning?: { type: string; field?: string; expirationMs?: number; requireFilter?: boolean; rangeStart?: number; rangeEnd?: number; rangeInterval?: number };
-  clustering?: string[];
-  numRows: number;
-  numBytes: number;
-  created?: string;
-  lastModified?: string;
-  expires?: string;
-  labels?: Record<string, string>;
-  viewQuery?: string;
-  ddl?: string;
-  truncated?: boolean;
-  omittedColumns?: number;
-  hint?: string;
-  stale?: boolean;
-  cacheAgeSeconds?: number;
-}
+// Either is A or B as one shape: the fields both have, as they have them,
+// and those only one has as optional.
+type Either<A, B> = Pick<A | B, keyof A & keyof B> & Partial<Omit<A, keyof B>> & Partial<Omit<B, keyof A>>;
 
-// dry_run_sql.
-export interface DryRun {
-  valid: boolean;
-  statementType: string;
-  bytesProcessed: number;
-  estimatedCostUSD: number;
-  pricePerTiBUSD: number;
-  referencedTables: string[];
-  schema: Column[];
-  schemaTruncated?: boolean;
-  wouldExecute: boolean;
-  location?: string;
-  note?: string;
-}
+// Rows is what the table view reads: a query's rows (execute_sql,
+// get_query_results) or a table's (preview_table).
+export type Rows = Either<ExecuteSQLResult | GetQueryResultsResult, PreviewTableResult>;
 
 export const NUMERIC_TYPES = new Set(["INT64", "INTEGER", "FLOAT64", "FLOAT", "NUMERIC", "BIGNUMERIC", "BIGDECIMAL", "DECIMAL"]);
 export const TIME_TYPES = new Set(["DATE", "DATETIME", "TIMESTAMP"]);

@@ -1,0 +1,175 @@
+// The results of the tools the app shows, generated from their output
+// schemas (docs/tools.md) by server/appresults_test.go: do not edit. After a
+// tool's result changes, run `go test ./server -run TestAppResultTypes -update`
+// and `make ui`.
+
+// A column of a result or a table (bqtype.Column); a STRUCT's fields are columns too.
+export interface Column {
+  defaultValue?: string;
+  description?: string;
+  // Sub-columns of a STRUCT, each shaped like this column.
+  fields?: Column[];
+  maxLength?: number;
+  // REQUIRED or REPEATED (an ARRAY of type); omitted means NULLABLE, BigQuery's default.
+  mode?: string;
+  name: string;
+  policyTags?: string[];
+  precision?: number;
+  rangeElementType?: string;
+  scale?: number;
+  // GoogleSQL type: STRING, INT64, FLOAT64, NUMERIC, BIGNUMERIC, BOOL, BYTES, DATE, DATETIME, TIME, TIMESTAMP, GEOGRAPHY, JSON, INTERVAL, RANGE or STRUCT.
+  type: string;
+}
+
+// execute_sql's result.
+export interface ExecuteSQLResult {
+  jobId: string;
+  location?: string;
+  jobComplete: boolean;
+  state?: string;
+  elapsedMs?: number;
+  hint?: string;
+  statementType?: string;
+  schema: Column[] | null;
+  rows: (unknown[] | Record<string, unknown>)[] | null;
+  format?: string;
+  rowCount: number;
+  totalRows: number;
+  truncated: boolean;
+  truncatedBy?: string;
+  // Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest.
+  cutCells?: {
+    row: number;
+    column: string;
+    bytes: number;
+    keptBytes: number;
+  }[];
+  nextStartIndex?: number;
+  bytesProcessed: number;
+  bytesBilled?: number;
+  cacheHit: boolean;
+  affectedRows?: number;
+  durationMs: number;
+  incomplete?: boolean;
+  warning?: string;
+}
+
+// get_query_results's result.
+export interface GetQueryResultsResult {
+  jobId: string;
+  location?: string;
+  jobComplete: boolean;
+  state?: string;
+  elapsedMs?: number;
+  hint?: string;
+  statementType?: string;
+  schema: Column[] | null;
+  rows: (unknown[] | Record<string, unknown>)[] | null;
+  format?: string;
+  rowCount: number;
+  totalRows: number;
+  truncated: boolean;
+  truncatedBy?: string;
+  // Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest.
+  cutCells?: {
+    row: number;
+    column: string;
+    bytes: number;
+    keptBytes: number;
+  }[];
+  nextStartIndex?: number;
+  bytesProcessed: number;
+  bytesBilled?: number;
+  cacheHit: boolean;
+  affectedRows?: number;
+  durationMs: number;
+  incomplete?: boolean;
+  warning?: string;
+}
+
+// preview_table's result.
+export interface PreviewTableResult {
+  table: string;
+  schema: Column[] | null;
+  rows: (unknown[] | Record<string, unknown>)[] | null;
+  rowCount: number;
+  totalRows: number;
+  truncated: boolean;
+  truncatedBy?: string;
+  nextStartIndex?: number;
+  cutCells?: {
+    row: number;
+    column: string;
+    bytes: number;
+    keptBytes: number;
+  }[];
+  warning?: string;
+}
+
+// get_table_schema's result.
+export interface GetTableSchemaResult {
+  table: string;
+  type: string;
+  description?: string;
+  location?: string;
+  // Name and type of each; mode omitted means NULLABLE; empty fields are left out.
+  columns: Column[] | null;
+  // Declared primary key columns (BigQuery does not enforce keys); omitted when none.
+  primaryKey?: string[];
+  // Declared foreign keys: columns join the table references (project.dataset.table) on referencedColumns, in order. Join on declared keys rather than on names that look alike; omitted when none.
+  foreignKeys?: {
+    columns: string[] | null;
+    references: string;
+    referencedColumns: string[] | null;
+  }[];
+  partitioning?: {
+    type: string;
+    field?: string;
+    expirationMs?: number;
+    requireFilter?: boolean;
+    rangeStart?: number;
+    rangeEnd?: number;
+    rangeInterval?: number;
+  };
+  clustering?: string[];
+  numRows: number;
+  numBytes: number;
+  created?: string;
+  lastModified?: string;
+  expires?: string;
+  labels?: Record<string, string>;
+  viewQuery?: string;
+  ddl?: string;
+  truncated?: boolean;
+  omittedColumns?: number;
+  matchedColumns?: number;
+  viewQueryTruncated?: boolean;
+  hint?: string;
+  stale?: boolean;
+  cacheAgeSeconds?: number;
+  staleReason?: string;
+}
+
+// dry_run_sql's result.
+export interface DryRunSQLResult {
+  valid: boolean;
+  statementType: string;
+  bytesProcessed: number;
+  estimatedCostUSD: number;
+  pricePerTiBUSD: number;
+  referencedTables: string[] | null;
+  schema: Column[] | null;
+  schemaTruncated?: boolean;
+  wouldExecute: boolean;
+  location?: string;
+  note?: string;
+}
+
+// The result of each tool the app shows, by the tool's name.
+export interface ToolResults {
+  execute_sql: ExecuteSQLResult;
+  get_query_results: GetQueryResultsResult;
+  preview_table: PreviewTableResult;
+  get_table_schema: GetTableSchemaResult;
+  dry_run_sql: DryRunSQLResult;
+}
