@@ -106,11 +106,12 @@ lint:
 
 ## bench: the server against the raw Go client on the emulator, side by side
 ## (integration_test/bench; docs/performance.md records a run), then the
-## micro-benchmarks: a tool call's own cost (server), the encoder and the
-## executor. CI does not run it; the integration target vets the harness.
+## micro-benchmarks: a tool call's own cost (server), the encoder, the
+## executor and the SQL reader on the inputs an attacker would choose
+## (sqltext). CI does not run it; the integration target vets the harness.
 bench:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/...
+	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/
 	@echo "the MCP App: bundle size (as served, and its script unpacked), and 10,000 rows x 10 columns rendered in headless Chromium"
 	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs --check
 	cd integration_test && PATH="$(NODE_BIN):$$PATH" $(EMULATOR_ENV) $(GO) test -count=1 -run 'TestAppInBrowser/10000_rows' -v . | grep -E '10,000 rows|^(ok|FAIL|---)'

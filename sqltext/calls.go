@@ -87,7 +87,7 @@ func (r *reader) callArgument(toks []Token, i int) (int, bool) {
 	if toks[i].IsPunct(')') || toks[i].IsPunct(',') || namedArgument(toks, i) {
 		return 0, false // no argument here, or a named one (connection_id => …)
 	}
-	path, next, ok := connectionName(toks, i, false)
+	path, next, ok := connectionName(toks, i, false, &r.steps)
 	if ok && next < len(toks) && (toks[next].IsPunct(',') || toks[next].IsPunct(')')) {
 		r.add(Object{Kind: Connection, Path: path})
 		c.connection = true
@@ -119,7 +119,7 @@ func (r *reader) connection(toks []Token, i int, paths bool) int {
 	if c := r.top().call; c != nil {
 		c.connection = true
 	}
-	path, next, ok := connectionName(toks, i, paths)
+	path, next, ok := connectionName(toks, i, paths, &r.steps)
 	if !ok {
 		r.unplaced("a connection is named by something other than a literal name")
 		return i
@@ -132,15 +132,15 @@ func (r *reader) connection(toks []Token, i int, paths bool) int {
 // ('us.conn', 'p.us.conn', 'projects/p/locations/us/connections/conn'),
 // or where paths is set a path (`p.us.conn`, us.conn) or DEFAULT. In a
 // function's argument a path would be a column, whose value only the data
-// knows.
-func connectionName(toks []Token, i int, paths bool) ([]string, int, bool) {
+// knows. It adds its work to *steps.
+func connectionName(toks []Token, i int, paths bool, steps *int) ([]string, int, bool) {
 	if i >= len(toks) {
 		return nil, i, false
 	}
 	if paths && toks[i].IsWord("DEFAULT") {
 		return []string{"DEFAULT"}, i + 1, true
 	}
-	if v, next, ok := stringAt(toks, i); ok {
+	if v, next, ok := stringAt(toks, i, steps); ok {
 		if rest, ok := strings.CutPrefix(v, "projects/"); ok {
 			// The resource name form: projects/p/locations/l/connections/c.
 			parts := strings.Split(rest, "/")
@@ -151,6 +151,7 @@ func connectionName(toks []Token, i int, paths bool) ([]string, int, bool) {
 		}
 		parts := strings.Split(v, ".")
 		for _, p := range parts {
+			*steps++
 			if p == "" {
 				return nil, i, false
 			}
@@ -160,7 +161,7 @@ func connectionName(toks []Token, i int, paths bool) ([]string, int, bool) {
 	if !paths {
 		return nil, i, false
 	}
-	path, next := readPath(toks, i)
+	path, next := readPath(toks, i, steps)
 	return path, next, len(path) > 0
 }
 
@@ -172,8 +173,8 @@ func namedArgument(toks []Token, i int) bool {
 
 // stringAt decodes the string literal at i (r'…' raw, or with escapes),
 // and returns its value and the index after it. Bytes literals and
-// anything else are not strings.
-func stringAt(toks []Token, i int) (string, int, bool) {
+// anything else are not strings. It adds its work to *steps.
+func stringAt(toks []Token, i int, steps *int) (string, int, bool) {
 	raw := false
 	if i+1 < len(toks) && toks[i].Kind == Word && (toks[i].Text == "r" || toks[i].Text == "R") &&
 		toks[i+1].Kind == String && toks[i+1].Start == toks[i].End {
@@ -195,14 +196,14 @@ func stringAt(toks []Token, i int) (string, int, bool) {
 	if raw {
 		return body, i + 1, true
 	}
-	v, ok := unescape(body)
+	v, ok := unescape(body, steps)
 	return v, i + 1, ok
 }
 
 // exportURI reads an EXPORT DATA or EXPORT MODEL uri option's value at i
 // and returns the index after it.
 func (r *reader) exportURI(toks []Token, i int) int {
-	v, next, ok := stringAt(toks, i)
+	v, next, ok := stringAt(toks, i, &r.steps)
 	if !ok || next < len(toks) && !toks[next].IsPunct(',') && !toks[next].IsPunct(')') {
 		r.unplaced("an EXPORT's uri is not a string literal")
 		return i

@@ -107,11 +107,20 @@ var builtinNamespaces = map[string]bool{
 // REFERENCES). Each is one or two words, then the object's path.
 var sourceClauses = []string{"CLONE", "COPY", "LIKE", "REFERENCES", "REPLICA OF"}
 
+// sourceClauseWords are sourceClauses split into words once: sourceClause
+// runs at every keyword.
+var sourceClauseWords = func() [][]string {
+	var words [][]string
+	for _, c := range sourceClauses {
+		words = append(words, strings.Fields(c))
+	}
+	return words
+}()
+
 // sourceClause reads the object a source clause at i names (CREATE TABLE x
 // CLONE y, … AS REPLICA OF y).
 func (r *reader) sourceClause(toks []Token, i int) (int, bool) {
-	for _, c := range sourceClauses {
-		words := strings.Fields(c)
+	for _, words := range sourceClauseWords {
 		if i+len(words) > len(toks) {
 			continue
 		}

@@ -5,31 +5,36 @@ import "strings"
 // readPath reads a dotted path at i: words (a project may be hyphenated:
 // my-project.ds.t) and backtick-quoted parts, which may hold dots
 // themselves. It returns the parts and the index after the path; no parts
-// when toks[i] does not start one.
-func readPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, true) }
+// when toks[i] does not start one. It adds its work to *steps.
+func readPath(toks []Token, i int, steps *int) ([]string, int) {
+	return readPathHyphens(toks, i, true, steps)
+}
 
 // readExprPath reads a path in an expression, where '-' is a minus.
-func readExprPath(toks []Token, i int) ([]string, int) { return readPathHyphens(toks, i, false) }
+func readExprPath(toks []Token, i int, steps *int) ([]string, int) {
+	return readPathHyphens(toks, i, false, steps)
+}
 
-func readPathHyphens(toks []Token, i int, hyphens bool) ([]string, int) {
+func readPathHyphens(toks []Token, i int, hyphens bool, steps *int) ([]string, int) {
 	var parts []string
 	for i < len(toks) {
+		*steps++
 		t := toks[i]
 		switch {
 		case t.Kind == QuotedIdent:
-			parts = append(parts, splitQuoted(t.Value, len(parts) == 0)...)
+			parts = append(grow(parts), splitQuoted(t.Value, len(parts) == 0)...)
 			i++
 		case t.Kind == Word && (len(parts) > 0 || !reserved[strings.ToUpper(t.Text)] && !isDigit(t.Text[0])):
-			word := t.Text
+			start := i
 			i++
 			// Hyphenated names are written unquoted too; the tokens
 			// touch (no space) in that case.
 			for hyphens && i+1 < len(toks) && toks[i].IsPunct('-') && toks[i].Start == toks[i-1].End &&
 				(toks[i+1].Kind == Word) && toks[i+1].Start == toks[i].End {
-				word += "-" + toks[i+1].Text
+				*steps++
 				i += 2
 			}
-			parts = append(parts, word)
+			parts = append(grow(parts), joinTexts(toks[start:i], steps))
 		default:
 			return parts, i
 		}
@@ -40,6 +45,22 @@ func readPathHyphens(toks []Token, i int, hyphens bool) ([]string, int) {
 		return parts, i
 	}
 	return parts, i
+}
+
+// joinTexts returns the tokens' texts run together: for the touching
+// tokens of a hyphenated name, the name. It is built once, not by adding a
+// part at a time, which would copy a name of n parts n times.
+func joinTexts(toks []Token, steps *int) string {
+	if len(toks) == 1 {
+		return toks[0].Text
+	}
+	var b strings.Builder
+	b.Grow(toks[len(toks)-1].End - toks[0].Start)
+	for _, t := range toks {
+		*steps++
+		b.WriteString(t.Text)
+	}
+	return b.String()
 }
 
 // splitQuoted splits a quoted identifier's name at its dots, as BigQuery
@@ -64,11 +85,40 @@ func hasInformationSchema(path []string) bool {
 
 // startsQuery reports whether the tokens at i begin a query (a subquery in
 // parentheses) rather than a parenthesised join.
-func startsQuery(toks []Token, i int) bool {
-	for ; i < len(toks) && toks[i].IsPunct('('); i++ {
-	}
+func (r *reader) startsQuery(i int) bool {
+	i = r.afterParens(i)
+	toks := r.toks
 	return i < len(toks) && (toks[i].IsWord("SELECT") || toks[i].IsWord("WITH") || toks[i].IsWord("FROM") || toks[i].IsWord("TABLE"))
 }
+
+// firstWord is leadingWord(r.toks).
+func (r *reader) firstWord() int {
+	if i := r.afterParens(0); i < len(r.toks) && r.toks[i].Kind == Word {
+		return i
+	}
+	return -1
+}
+
+// afterParens returns the index of the first token at or after i that is
+// not '(' (len(r.toks) if none).
+//
+// startsQuery asks it at every '(' that opens a from-item, so "FROM ((((…"
+// asks it at each of a run of parentheses. It remembers the last run it
+// looked past and answers from it, so that each token is looked at once,
+// not once per '(' before it (issue 28).
+func (r *reader) afterParens(i int) int {
+	if run := r.parens; run.start == run.end || i < run.start || i > run.end {
+		r.parens.start, r.parens.end = i, i
+		for ; r.parens.end < len(r.toks) && r.toks[r.parens.end].IsPunct('('); r.parens.end++ {
+			r.steps++
+		}
+	}
+	return r.parens.end
+}
+
+// parenRun is a run of '(' tokens, toks[start:end], and toks[end] is not
+// '(' (or end is len(toks)). An empty run (the zero value) tells nothing.
+type parenRun struct{ start, end int }
 
 // leadingWord returns the index of the statement's first word after any
 // opening parentheses, or -1.

@@ -147,11 +147,12 @@ func (r *reader) readBody(body []Token) {
 			inner.scan()
 			inner.finish()
 			st = inner.st
+			r.steps += inner.steps
 		case "CREATE PROCEDURE":
 			r.unplaced("a procedure's body creates a procedure")
 			continue
 		default:
-			st = readStatement(toks)
+			st = readStatement(toks, &r.steps)
 		}
 		r.st.Objects = append(r.st.Objects, st.Objects...)
 		r.st.InformationSchema = append(r.st.InformationSchema, st.InformationSchema...)

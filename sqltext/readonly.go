@@ -49,15 +49,23 @@ func (v *ReadOnlyViolation) Error() string {
 // "|> CREATE TABLE"). Columns or parameters that happen to share a name with
 // such a keyword must then be written `quoted` (t.update and @delete are fine).
 func CheckReadOnly(sql string) error {
-	toks, incomplete := Lex(sql)
-	return checkReadOnly(toks, incomplete)
+	var steps int
+	toks, incomplete := lex(sql, &steps)
+	return checkReadOnly(toks, incomplete, &steps)
 }
 
 // ReadOnly is CheckReadOnly on a text already lexed.
-func (t *Text) ReadOnly() error { return checkReadOnly(t.Tokens, t.Incomplete) }
+func (t *Text) ReadOnly() error {
+	var steps int
+	return checkReadOnly(t.Tokens, t.Incomplete, &steps)
+}
 
-func checkReadOnly(toks []Token, incomplete string) error {
-	stmts := Split(toks)
+// checkReadOnly is the check on lexed SQL. It adds to *steps one step per
+// iteration of each of its loops, which tests hold to a small multiple of
+// the SQL's length (TestReaderWorkIsLinear): every statement is looked at
+// in a bounded number of passes.
+func checkReadOnly(toks []Token, incomplete string, steps *int) error {
+	stmts := split(toks, steps)
 	if incomplete != "" {
 		return &ReadOnlyViolation{Reason: incomplete, Statements: len(stmts)}
 	}
@@ -67,15 +75,15 @@ func checkReadOnly(toks []Token, incomplete string) error {
 			Reason: "no statement found: the SQL is empty or contains only comments; send one SELECT or WITH query",
 		}
 	case 1:
-		if kw, reason := checkQueryStatement(stmts[0]); reason != "" {
+		if kw, reason := checkQueryStatement(stmts[0], steps); reason != "" {
 			return &ReadOnlyViolation{Keyword: kw, Reason: reason, Statements: 1}
 		}
 		return nil
 	}
-	if last := stmts[len(stmts)-1]; definesTempFunctions(stmts[:len(stmts)-1]) {
+	if last := stmts[len(stmts)-1]; countedTempFunctions(stmts[:len(stmts)-1], steps) {
 		// Temporary functions and the one query that uses them: BigQuery
 		// runs them as one query.
-		if kw, reason := checkQueryStatement(last); reason != "" {
+		if kw, reason := checkQueryStatement(last, steps); reason != "" {
 			return &ReadOnlyViolation{Keyword: kw, Reason: reason, Statements: len(stmts)}
 		}
 		return nil
@@ -88,10 +96,11 @@ func checkReadOnly(toks []Token, incomplete string) error {
 	v := &ReadOnlyViolation{Statements: len(stmts)}
 	detail := fmt.Sprintf("found %d statements", len(stmts))
 	for i, st := range stmts {
-		if definesTempFunctions(stmts[i : i+1]) {
+		*steps++
+		if countedTempFunctions(stmts[i:i+1], steps) {
 			continue
 		}
-		if kw, reason := checkQueryStatement(st); reason != "" {
+		if kw, reason := checkQueryStatement(st, steps); reason != "" {
 			v.Keyword = kw
 			if kw != "" {
 				detail += fmt.Sprintf("; statement %d is %s", i+1, kw)
@@ -108,7 +117,14 @@ func checkReadOnly(toks []Token, incomplete string) error {
 // temporary function (CREATE [OR REPLACE] TEMP[ORARY] [AGGREGATE]
 // FUNCTION) whose body writes nothing.
 func definesTempFunctions(stmts [][]Token) bool {
+	var steps int
+	return countedTempFunctions(stmts, &steps)
+}
+
+// countedTempFunctions is definesTempFunctions, adding its work to *steps.
+func countedTempFunctions(stmts [][]Token, steps *int) bool {
 	for _, st := range stmts {
+		*steps++
 		i := 1
 		if len(st) > 3 && st[1].IsWord("OR") && st[2].IsWord("REPLACE") {
 			i = 3
@@ -119,7 +135,7 @@ func definesTempFunctions(stmts [][]Token) bool {
 		if i++; st[i].IsWord("AGGREGATE") {
 			i++
 		}
-		if i >= len(st) || !st[i].IsWord("FUNCTION") || pipeWrite(st) != "" || exportIn(st) != "" {
+		if i >= len(st) || !st[i].IsWord("FUNCTION") || pipeWrite(st, steps) != "" || exportIn(st, steps) != "" {
 			return false
 		}
 	}
@@ -133,8 +149,8 @@ const maxKeywordLen = 32
 
 // checkQueryStatement reports whether one statement is a read-only query. It
 // returns the keyword to blame and a reason, or reason == "" for a query.
-func checkQueryStatement(st []Token) (keyword, reason string) {
-	kw, depth := LeadingKeyword(st)
+func checkQueryStatement(st []Token, steps *int) (keyword, reason string) {
+	kw, depth := leadingKeyword(st, steps)
 	switch kw {
 	case "SELECT", "WITH", "FROM", "GRAPH":
 		// A query: pipe syntax may start with FROM; GRAPH starts a graph
@@ -142,14 +158,14 @@ func checkQueryStatement(st []Token) (keyword, reason string) {
 	default:
 		return kw, statementReason(kw)
 	}
-	if w := writeInQuery(st, depth); w != "" {
+	if w := writeInQuery(st, depth, steps); w != "" {
 		return w, fmt.Sprintf("%s inside a query modifies data; the server is read-only (quote identifiers named %s with backticks)",
 			w, strings.ToLower(w))
 	}
-	if w := pipeWrite(st); w != "" {
+	if w := pipeWrite(st, steps); w != "" {
 		return w, fmt.Sprintf("the |> %s pipe operator writes data; the server is read-only", w)
 	}
-	if w := exportIn(st); w != "" {
+	if w := exportIn(st, steps); w != "" {
 		return "EXPORT", "EXPORT " + w + " writes outside BigQuery; the server is read-only"
 	}
 	return "", ""
@@ -159,7 +175,14 @@ func checkQueryStatement(st []Token) (keyword, reason string) {
 // capped, after any opening parentheses, together with the parenthesis depth
 // it sits at. Words that start with a digit are numbers, not keywords.
 func LeadingKeyword(st []Token) (kw string, depth int) {
+	var steps int
+	return leadingKeyword(st, &steps)
+}
+
+// leadingKeyword is LeadingKeyword, adding one step per token it looks at.
+func leadingKeyword(st []Token, steps *int) (kw string, depth int) {
 	for _, t := range st {
+		*steps++
 		if t.IsPunct('(') {
 			depth++
 			continue
@@ -186,9 +209,12 @@ func LeadingKeyword(st []Token) (kw string, depth int) {
 // A word right after '.' or '@' is a path component or a query parameter
 // (t.update, @delete); BigQuery's own lexer treats keywords there as plain
 // identifiers, so they are skipped rather than rejected.
-func writeInQuery(st []Token, topDepth int) string {
+//
+// It adds one step per token to *steps.
+func writeInQuery(st []Token, topDepth int, steps *int) string {
 	depth := 0
 	for i, t := range st {
+		*steps++
 		switch {
 		case t.IsPunct('('):
 			depth++
@@ -211,8 +237,10 @@ func writeInQuery(st []Token, topDepth int) string {
 // exportIn returns DATA or MODEL when EXPORT DATA or EXPORT MODEL appears
 // anywhere in the statement (WITH … EXPORT DATA, |> EXPORT DATA, inside
 // parentheses), or "". A column named export is then written `export`.
-func exportIn(st []Token) string {
+// It adds one step per token to *steps.
+func exportIn(st []Token, steps *int) string {
 	for i := 0; i+1 < len(st); i++ {
+		*steps++
 		if !st[i].IsWord("EXPORT") || i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
 			continue
 		}
@@ -229,8 +257,12 @@ func exportIn(st []Token) string {
 // into a write, and FORK/TEE can nest them inside parentheses, so every depth
 // is checked. Read-only operators that share a name with a statement keyword
 // ("|> DROP column", "|> SET", "|> CALL tvf()") are allowed.
-func pipeWrite(st []Token) string {
+//
+// It adds one step per token to *steps; the operators it compares with are
+// a fixed list, one step.
+func pipeWrite(st []Token, steps *int) string {
 	for i := 0; i+2 < len(st); i++ {
+		*steps++
 		if !st[i].IsPunct('|') || !st[i+1].IsPunct('>') || st[i+2].Kind != Word {
 			continue
 		}

@@ -119,12 +119,21 @@ type Text struct {
 	Incomplete string
 }
 
-// Parse lexes sql once and reads every statement in it.
+// Parse lexes sql once and reads every statement in it, in time linear in
+// len(sql) whatever sql holds (issue 28).
 func Parse(sql string) *Text {
-	toks, incomplete := Lex(sql)
+	var steps int
+	return parse(sql, &steps)
+}
+
+// parse is Parse, adding to *steps the iterations of the lexer's and the
+// reader's loops: TestReaderWorkIsLinear holds them to a small multiple of
+// len(sql) on the inputs an attacker would choose, without a clock.
+func parse(sql string, steps *int) *Text {
+	toks, incomplete := lex(sql, steps)
 	t := &Text{Tokens: toks, Incomplete: incomplete}
-	for _, st := range Split(toks) {
-		t.Statements = append(t.Statements, readStatement(st))
+	for _, st := range split(toks, steps) {
+		t.Statements = append(grow(t.Statements), readStatement(st, steps))
 	}
 	t.Statements = withTempFunctions(t.Statements)
 	return t

@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,7 @@ type frame struct {
 	// A from-item path that starts with one visible here (this frame or
 	// an enclosing one) is a correlated path (alias.array_column), not a
 	// table; one declared in a closed subquery or CTE is not visible.
+	// Only declare and forget change it, keeping reader.scopes in step.
 	ranges map[string]bool
 }
 
@@ -48,6 +50,21 @@ type reader struct {
 	// options are destinations.
 	exporting bool
 	ctes      map[string]bool
+	// scopes are the open scopes of range variables: the statement's
+	// (scopes[0], made by the first push or declare) and one per open
+	// from-item frame, innermost last. A scope is the frames isRange
+	// searches: its from-item frame and the frames above it up to the
+	// next from-item. It counts, per name, how many of them declare it,
+	// so that isRange looks once rather than down the frames.
+	scopes []map[string]int
+	// lead is leadingWord(toks), which DML keywords compare with.
+	lead int
+	// parens is the last run of '(' startsQuery looked past.
+	parens parenRun
+	// seen holds the reasons in st.Unplaced.
+	seen map[string]bool
+	// steps counts the iterations of the reader's loops (readStatement).
+	steps int
 }
 
 func (r *reader) top() *frame { return &r.frames[len(r.frames)-1] }
@@ -55,30 +72,101 @@ func (r *reader) top() *frame { return &r.frames[len(r.frames)-1] }
 // declare makes name a range variable of the current frame.
 func (r *reader) declare(name string) {
 	f := r.top()
+	key := strings.ToLower(name)
+	if f.ranges[key] {
+		return
+	}
 	if f.ranges == nil {
 		f.ranges = map[string]bool{}
 	}
-	f.ranges[strings.ToLower(name)] = true
+	f.ranges[key] = true
+	if len(r.scopes) == 0 {
+		r.scopes = append(r.scopes, nil)
+	}
+	s := &r.scopes[len(r.scopes)-1]
+	if *s == nil {
+		*s = map[string]int{}
+	}
+	(*s)[key]++
 }
 
-// isRange reports whether name is a range variable visible here.
-// A subquery in a FROM list sees no range variable of the list around it
-// (BigQuery has no LATERAL); an expression subquery sees its query's.
-func (r *reader) isRange(name string) bool {
-	for i := len(r.frames) - 1; i >= 0; i-- {
-		if r.frames[i].ranges[strings.ToLower(name)] {
-			return true
+// forget drops the range variables the innermost frame, f, declared (when
+// it closes, or a set operation starts a new query in it).
+func (r *reader) forget(f *frame) {
+	for key := range f.ranges {
+		r.steps++
+		r.scopes[len(r.scopes)-1][key]--
+	}
+	f.ranges = nil
+}
+
+// push opens a frame.
+func (r *reader) push(f frame) {
+	if f.fromItem {
+		if len(r.scopes) == 0 {
+			r.scopes = append(r.scopes, nil)
 		}
-		if r.frames[i].fromItem {
-			return false
+		r.scopes = append(grow(r.scopes), nil)
+	}
+	if len(r.frames) == 1 && cap(r.frames) == 1 {
+		// Make room for the deepest nesting at once, as lex does for
+		// the tokens: "((((…" would otherwise copy its frames as they
+		// grow. (A ')' inside a hint closes no frame, so there may be
+		// more frames than depth counts; grow doubles then.)
+		r.frames = slices.Grow(r.frames, r.depth())
+	}
+	r.frames = append(grow(r.frames), f)
+}
+
+// depth returns how deep the statement's parentheses nest.
+func (r *reader) depth() int {
+	depth, deepest := 0, 0
+	for _, t := range r.toks {
+		r.steps++
+		switch {
+		case t.IsPunct('('):
+			depth++
+			deepest = max(deepest, depth)
+		case t.IsPunct(')') && depth > 0:
+			depth--
 		}
 	}
-	return false
+	return deepest
 }
 
-// readStatement reads the objects one statement names.
-func readStatement(toks []Token) Statement {
+// pop closes the innermost frame and returns it.
+func (r *reader) pop() frame {
+	f := r.top()
+	if f.fromItem {
+		r.scopes = r.scopes[:len(r.scopes)-1]
+	} else {
+		r.forget(f)
+	}
+	closed := *f
+	r.frames = r.frames[:len(r.frames)-1]
+	return closed
+}
+
+// isRange reports whether name is a range variable visible here: one that
+// this frame or an enclosing one declares, up to and including the
+// nearest from-item frame. A subquery in a FROM list sees no range
+// variable of the list around it (BigQuery has no LATERAL); an expression
+// subquery sees its query's.
+//
+// It is one look-up in the scope's counts, not a walk down the frames: a
+// from-item path asks it, and a walk under n expression parentheses for
+// each of n from-items would be quadratic (issue 28).
+func (r *reader) isRange(name string) bool {
+	r.steps++
+	return len(r.scopes) > 0 && r.scopes[len(r.scopes)-1][strings.ToLower(name)] > 0
+}
+
+// readStatement reads the objects one statement names, and adds the
+// iterations of the reader's loops to *steps: tests hold them to a small
+// multiple of len(toks), so that no input makes the reader quadratic.
+func readStatement(toks []Token, steps *int) Statement {
 	r := newReader(toks)
+	defer func() { *steps += r.steps }()
 	r.st.Kind = statementKind(toks)
 	r.st.Temporary = temporary(toks)
 	if !knownKinds[r.st.Kind] {
@@ -101,15 +189,22 @@ func readStatement(toks []Token) Statement {
 }
 
 func newReader(toks []Token) *reader {
-	return &reader{toks: toks, frames: []frame{{}}, ctes: map[string]bool{}}
+	r := &reader{toks: toks, frames: []frame{{}}, ctes: map[string]bool{}}
+	r.lead = r.firstWord()
+	return r
 }
 
+// unplaced records reason once. A set, not a search of st.Unplaced: it
+// may be called for every token (a malformed escape in each).
 func (r *reader) unplaced(reason string) {
-	for _, u := range r.st.Unplaced {
-		if u == reason {
-			return
-		}
+	r.steps++
+	if r.seen[reason] {
+		return
 	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
+	r.seen[reason] = true
 	r.st.Unplaced = append(r.st.Unplaced, reason)
 }
 
@@ -118,11 +213,13 @@ func (r *reader) unplaced(reason string) {
 func (r *reader) scan() {
 	toks := r.toks
 	for _, t := range toks {
+		r.steps++
 		if t.BadEscape {
 			r.unplaced("a quoted identifier holds an escape sequence BigQuery does not accept")
 		}
 	}
 	for i := 0; i < len(toks); {
+		r.steps++
 		if next, ok := r.callArgument(toks, i); ok {
 			i = next
 			continue
@@ -151,7 +248,7 @@ func (r *reader) scan() {
 			continue
 		}
 		// In an expression a '-' is a minus: a-ds.fn(1) calls ds.fn.
-		path, next := readExprPath(toks, i)
+		path, next := readExprPath(toks, i, &r.steps)
 		if len(path) == 0 {
 			i++
 			continue
@@ -231,7 +328,8 @@ func (r *reader) clause(toks []Token, i int, kw string, f *frame) (int, bool) {
 		return i + 1, true
 	case "UNION", "INTERSECT", "EXCEPT":
 		// A set operation: the next query has a scope of its own.
-		f.from, f.item, f.ranges = false, false, nil
+		f.from, f.item = false, false
+		r.forget(f)
 		return i + 1, true
 	case "CASE":
 		f.cases++
@@ -278,7 +376,7 @@ func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
 	case "INTO", "OVERWRITE":
 		return r.object(toks, i+1, Table, true), true
 	case "UPDATE", "DELETE", "INSERT", "MERGE":
-		if i == leadingWord(toks) {
+		if i == r.lead {
 			j := i + 1
 			if j < len(toks) && (toks[j].IsWord("INTO") || toks[j].IsWord("FROM")) {
 				j++
@@ -297,7 +395,7 @@ func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
 		if i > 0 && toks[i-1].IsWord("PROPERTY") {
 			return r.object(toks, i+1, Graph, true), true // CREATE/DROP PROPERTY GRAPH g
 		}
-		if i == leadingWord(toks) {
+		if i == r.lead {
 			return r.object(toks, i+1, Graph, false), true // GRAPH g MATCH …
 		}
 		return 0, false
@@ -346,12 +444,13 @@ func (r *reader) isDDL() bool {
 // and returns the index after it. A position with no path is left alone.
 func (r *reader) object(toks []Token, i int, kind ObjectKind, write bool) int {
 	for i < len(toks) && (toks[i].IsWord("IF") || toks[i].IsWord("NOT") || toks[i].IsWord("EXISTS")) {
+		r.steps++
 		i++
 	}
 	if i < len(toks) && toks[i].Kind == Word && reserved[strings.ToUpper(toks[i].Text)] {
 		return i
 	}
-	path, next := readPath(toks, i)
+	path, next := readPath(toks, i, &r.steps)
 	if len(path) == 0 {
 		return i
 	}
@@ -368,7 +467,7 @@ func (r *reader) add(o Object) {
 	if len(o.Path) == 1 && r.ctes[strings.ToLower(o.Path[0])] {
 		return
 	}
-	r.st.Objects = append(r.st.Objects, o)
+	r.st.Objects = append(grow(r.st.Objects), o)
 }
 
 // fromItem reads the from-item starting at i: a table path, a table-valued
@@ -383,7 +482,7 @@ func (r *reader) fromItem(toks []Token, i int) int {
 	if t.Kind == Word && (reserved[strings.ToUpper(t.Text)] || t.IsWord("LATERAL")) {
 		return i + 1
 	}
-	path, next := readPath(toks, i)
+	path, next := readPath(toks, i, &r.steps)
 	if len(path) == 0 {
 		return i + 1
 	}
@@ -432,12 +531,12 @@ func (r *reader) punct(toks []Token, i int) int {
 		}
 		startsItem := f.from && f.item
 		f.item = false
-		r.frames = append(r.frames, frame{opener: opener, fromItem: startsItem || r.itemParen, call: r.pendingCall})
+		r.push(frame{opener: opener, fromItem: startsItem || r.itemParen, call: r.pendingCall})
 		if r.pendingCall != nil {
 			r.pendingCall.argStart = true
 		}
 		r.itemParen, r.pendingCall = false, nil
-		if startsItem && !startsQuery(toks, i+1) {
+		if startsItem && !r.startsQuery(i+1) {
 			// A parenthesised join: its first token starts a
 			// from-item too.
 			r.top().from, r.top().item = true, true
@@ -446,8 +545,7 @@ func (r *reader) punct(toks []Token, i int) int {
 	case t.IsPunct(')'):
 		i++
 		if len(r.frames) > 1 {
-			closed := r.frames[len(r.frames)-1]
-			r.frames = r.frames[:len(r.frames)-1]
+			closed := r.pop()
 			r.endCall(closed.call)
 			if closed.fromItem {
 				i = r.alias(toks, i)
@@ -467,6 +565,7 @@ func (r *reader) punct(toks []Token, i int) int {
 		// A hint (JOIN @{join_method=HASH_JOIN} t, t @{…}): skipped
 		// whole, so a from-item after it is still expected.
 		for i < len(toks) && !toks[i].IsPunct('}') {
+			r.steps++
 			i++
 		}
 		return i + 1
