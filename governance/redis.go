@@ -21,6 +21,8 @@ package governance
 //	P{H}:day:DATE     hash: the UTC day's jobs, processed, billed; ends with the day (+1 h)
 //	P{H}:holds        hash: reservation ID → bytes held
 //	P{H}:holdexp      sorted set: reservation ID → when the hold lapses (25 h)
+//	P{H}:ended        sorted set: held reservation ID → when it is forgotten,
+//	                  25 h after it was settled, released or lapsed
 //	P{H}:done:ID      marker of an unheld reservation already charged (25 h)
 //	Pjob:JOBID        hash: the job record (principal, location, verdict,
 //	                  reservation, start); 48 h, served for 24 h
@@ -30,7 +32,13 @@ package governance
 // configured; settlements, releases and job records that could not be
 // written are kept and written again when it answers (each is idempotent,
 // so nothing is charged twice), and a job recorded meanwhile stays
-// readable, by its owner, on the instance that started it.
+// readable, by its owner, on the instance that started it. So fail-open
+// means "do not block during the outage", not "forget what was spent":
+// a query that ran meanwhile holds nothing (its reservation is unheld,
+// "u."), and its job's cost is charged when the store answers. A Redis
+// that comes back without some holds (restarted empty, or from a snapshot
+// older than them) still charges the jobs that settle them: a settlement
+// that finds neither the hold nor its end charges the job.
 
 import (
 	"context"
@@ -72,8 +80,9 @@ type RedisConfig struct {
 	Prefix string
 	// PerSession and PerDay are the limits in bytes billed; zero: none.
 	PerSession, PerDay int64
-	// FailOpen lets queries run, uncounted, while the store cannot be
-	// asked; by default budgets fail closed.
+	// FailOpen lets queries run while the store cannot be asked, without
+	// a budget check; their jobs are charged when it answers again (their
+	// settlements are kept). By default budgets fail closed.
 	FailOpen bool
 	// JobTTL is how long a job record is served (default JobRecordTTL).
 	JobTTL time.Duration
@@ -96,7 +105,8 @@ type RedisHooks struct {
 	// record_job, lookup_job) with how long it took and its outcome.
 	Step func(ctx context.Context, step string, d time.Duration, err error)
 	// FailedOpen is called when a step went on without the store: a
-	// query ran uncounted (--state-fail-open, or no limit set).
+	// query ran without a budget check (--state-fail-open, or no limit
+	// set); its cost is charged when the store answers again.
 	FailedOpen func(ctx context.Context, step string)
 }
 
@@ -158,7 +168,8 @@ func (r *Redis) Ping(ctx context.Context) error {
 	return nil
 }
 
-// FailOpen reports whether queries run uncounted while the store is down.
+// FailOpen reports whether queries run without a budget check while the
+// store is down.
 func (r *Redis) FailOpen() bool { return r.cfg.FailOpen }
 
 // Pending is how many writes wait for the store to answer again.
@@ -168,8 +179,11 @@ func (r *Redis) Pending() int {
 	return len(r.pending)
 }
 
-// Close stops retrying pending writes, gives each one last try (within
-// a few seconds in all), logs those the store still did not take, and
+// Close stops retrying pending writes, gives them one last try, oldest
+// first (within a few seconds in all, and past the breaker: an instance
+// stopped soon after the store came back must not drop what it owes
+// because its breaker has not closed yet; the first write the store does
+// not take ends the try), logs those the store still did not take, and
 // closes the connections.
 func (r *Redis) Close() error {
 	r.mu.Lock()
@@ -186,11 +200,11 @@ func (r *Redis) Close() error {
 	pending := r.pending
 	r.pending = nil
 	r.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), directKey{}, true), 5*time.Second)
 	defer cancel()
 	lost := 0
 	for _, p := range pending {
-		if ctx.Err() != nil || p.fn(ctx) != nil {
+		if lost > 0 || ctx.Err() != nil || p.fn(ctx) != nil {
 			lost++
 		}
 	}

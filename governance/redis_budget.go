@@ -28,8 +28,8 @@ func principalTag(principal string) string {
 
 // keys are one principal's budget keys for the day of now.
 type budgetKeys struct {
-	acct, holds, holdexp, day, tag string
-	dayEnd                         time.Time
+	acct, holds, holdexp, day, ended, tag string
+	dayEnd                                time.Time
 }
 
 func (r *Redis) keys(tag string) budgetKeys {
@@ -37,7 +37,7 @@ func (r *Redis) keys(tag string) budgetKeys {
 	base := r.cfg.Prefix + "{" + tag + "}:"
 	day := now.Format(time.DateOnly)
 	start, _ := time.Parse(time.DateOnly, day)
-	return budgetKeys{acct: base + "acct", holds: base + "holds", holdexp: base + "holdexp", day: base + "day:" + day, tag: tag,
+	return budgetKeys{acct: base + "acct", holds: base + "holds", holdexp: base + "holdexp", day: base + "day:" + day, ended: base + "ended", tag: tag,
 		dayEnd: start.Add(24*time.Hour + dayGrace)}
 }
 
@@ -62,18 +62,31 @@ func parseReservation(id string) (held bool, tag string, ok bool) {
 	return kind == "h", tag, true
 }
 
-// luaPrune ends the holds of principal that lapsed, charging each its
-// estimate (its job's cost is unknown, and the estimate is the best word
-// on it, as the follower decides after 24 hours), and luaTouch renews the
-// TTLs. KEYS: acct, holds, holdexp, day. ARGV[1] now (ms), ARGV[2] the
-// day's end (ms), ARGV[3] the account TTL (ms). Every time is the calling
-// instance's: a day key's TTL is the rest of its day by that clock
-// (PEXPIRE, not PEXPIREAT), so Redis's own clock decides nothing and an
-// instance, or a test's fake clock, never writes a key Redis already
-// thinks expired.
+// luaCommon opens every budget script: it ends the holds of principal
+// that lapsed, charging each its estimate (its job's cost is unknown, and
+// the estimate is the best word on it, as the follower decides after 24
+// hours), and forgets ended reservations older than their marker's life;
+// touch renews the TTLs. KEYS: acct, holds, holdexp, day, ended. ARGV[1]
+// now (ms), ARGV[2] the day's end (ms), ARGV[3] the account TTL (ms),
+// ARGV[4] how long an ended reservation is remembered (ms). Every time is
+// the calling instance's: a day key's TTL is the rest of its day by that
+// clock (PEXPIRE, not PEXPIREAT), so Redis's own clock decides nothing
+// and an instance, or a test's fake clock, never writes a key Redis
+// already thinks expired.
+//
+// ended remembers every held reservation that was settled, released or
+// lapsed (a sorted set: ID → when it is forgotten). That is how a settle
+// that finds no hold tells a reservation already ended (charge nothing)
+// from one whose hold the store lost (a Redis that came back empty, or
+// from a snapshot older than the hold): the job still ran, and is charged.
+// It also keeps a reserve that reaches Redis after its release (a stalled
+// Redis running a lost attempt when it wakes) from holding bytes again.
+//
+// held never goes below zero, whatever the store lost or evicted: it is
+// what running jobs hold, and a negative one would be reported as such.
 const luaCommon = `
-local acct, holds, holdexp, day = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local now, dayend, acctttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local acct, holds, holdexp, day, ended = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local now, dayend, acctttl, endttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
 local function charge(jobs, proc, billed)
   redis.call('HINCRBY', acct, 's_jobs', jobs)
   redis.call('HINCRBY', acct, 's_proc', proc)
@@ -87,26 +100,44 @@ local function touch()
   redis.call('PEXPIRE', acct, acctttl)
   redis.call('PEXPIRE', holds, acctttl)
   redis.call('PEXPIRE', holdexp, acctttl)
+  redis.call('PEXPIRE', ended, acctttl)
+end
+local function unhold(b)
+  if redis.call('HINCRBY', acct, 'held', -b) < 0 then redis.call('HSET', acct, 'held', 0) end
+end
+local function finish(id)
+  redis.call('ZADD', ended, now + endttl, id)
+end
+-- endhold ends id's hold when there is one and returns its bytes (false
+-- when there was none); either way id is remembered as ended.
+local function endhold(id)
+  local b = redis.call('HGET', holds, id)
+  if b then
+    redis.call('HDEL', holds, id)
+    unhold(tonumber(b))
+  end
+  redis.call('ZREM', holdexp, id)
+  finish(id)
+  return b and tonumber(b)
 end
 local lapsed = redis.call('ZRANGEBYSCORE', holdexp, '-inf', now)
 for _, id in ipairs(lapsed) do
-  local b = tonumber(redis.call('HGET', holds, id) or '0')
-  if redis.call('HDEL', holds, id) == 1 then
-    redis.call('HINCRBY', acct, 'held', -b)
-    charge(1, b, b)
-  end
-  redis.call('ZREM', holdexp, id)
+  local b = endhold(id)
+  if b then charge(1, b, b) end
 end
-local function num(key, field) return tonumber(redis.call('HGET', key, field) or '0') end
+redis.call('ZREMRANGEBYSCORE', ended, '-inf', now)
+local function num(key, field) return math.max(0, tonumber(redis.call('HGET', key, field) or '0')) end
 `
 
-// reserveScript holds bytes when they fit. ARGV[4] id, [5] bytes, [6] when
-// the hold lapses, [7] per-session limit, [8] per-day limit (0: none). A
-// retry of a reserve that already succeeded finds its hold and succeeds.
-// Returns {granted, left, held}; left is -1 without limits.
+// reserveScript holds bytes when they fit. ARGV[5] id, [6] bytes, [7] when
+// the hold lapses, [8] per-session limit, [9] per-day limit (0: none). A
+// retry of a reserve that already succeeded finds its hold and succeeds;
+// one whose reservation already ended (released after its answer was
+// lost) holds nothing. Returns {granted, left, held}; left is -1 without
+// limits.
 var reserveScript = redis.NewScript(luaCommon + `
-local id, bytes, lapse = ARGV[4], tonumber(ARGV[5]), tonumber(ARGV[6])
-local persession, perday = tonumber(ARGV[7]), tonumber(ARGV[8])
+local id, bytes, lapse = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
+local persession, perday = tonumber(ARGV[8]), tonumber(ARGV[9])
 local held = num(acct, 'held')
 local left = -1
 if persession > 0 then left = math.max(0, persession - num(acct, 's_billed') - held) end
@@ -115,47 +146,48 @@ if perday > 0 then
   if left < 0 or d < left then left = d end
 end
 if redis.call('HEXISTS', holds, id) == 1 then return {1, left, held} end
+if redis.call('ZSCORE', ended, id) then return {0, left, held} end
 if left >= 0 and bytes > left then
   touch()
   return {0, left, held}
 end
 redis.call('HSET', holds, id, bytes)
 redis.call('ZADD', holdexp, lapse, id)
-redis.call('HINCRBY', acct, 'held', bytes)
+redis.call('HSET', acct, 'held', held + bytes)
 touch()
 return {1, left, held + bytes}
 `)
 
-// settleScript ends a reservation and charges its job. ARGV[4] id, [5]
-// jobs, [6] bytes processed, [7] billed, [8] "1" for an unheld
-// reservation, [9] the marker's TTL (ms). KEYS[5] is the marker of an
-// unheld reservation. Returns 1 when this call charged the job.
+// settleScript ends a reservation and charges its job, once. ARGV[5] id,
+// [6] jobs, [7] bytes processed, [8] billed, [9] "1" for an unheld
+// reservation. KEYS[6] is the marker of an unheld reservation (it lives
+// as long as an ended one is remembered). A held reservation is charged
+// when its hold is found, and also when neither its hold nor its end is:
+// the store lost the hold, not the job's cost. Returns 1 when this call
+// charged the job.
 var settleScript = redis.NewScript(luaCommon + `
-local id = ARGV[4]
-if ARGV[8] == '1' then
-  if not redis.call('SET', KEYS[5], '1', 'NX', 'PX', tonumber(ARGV[9])) then return 0 end
+local id = ARGV[5]
+if ARGV[9] == '1' then
+  if not redis.call('SET', KEYS[6], '1', 'NX', 'PX', endttl) then return 0 end
+elseif redis.call('HEXISTS', holds, id) == 0 and redis.call('ZSCORE', ended, id) then
+  return 0
 else
-  local b = redis.call('HGET', holds, id)
-  if not b then return 0 end
-  redis.call('HDEL', holds, id)
-  redis.call('ZREM', holdexp, id)
-  redis.call('HINCRBY', acct, 'held', -tonumber(b))
+  endhold(id)
 end
-charge(tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]))
+charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
 touch()
 return 1
 `)
 
-// releaseScript ends a reservation whose job never started. ARGV[4] id.
-// Returns 1 when this call released it.
+// releaseScript ends a reservation whose job never started. ARGV[5] id.
+// A release that finds no hold still marks the reservation ended, so that
+// a reserve of it arriving later holds nothing. Returns 1 when this call
+// freed a hold.
 var releaseScript = redis.NewScript(luaCommon + `
-local b = redis.call('HGET', holds, ARGV[4])
-if not b then return 0 end
-redis.call('HDEL', holds, ARGV[4])
-redis.call('ZREM', holdexp, ARGV[4])
-redis.call('HINCRBY', acct, 'held', -tonumber(b))
+local b = endhold(ARGV[5])
 touch()
-return 1
+if b then return 1 end
+return 0
 `)
 
 // readScript returns the session's and the day's jobs, processed and
@@ -166,17 +198,31 @@ return {num(acct, 's_jobs'), num(acct, 's_proc'), num(acct, 's_billed'),
 `)
 
 func (k budgetKeys) list(extra ...string) []string {
-	return append([]string{k.acct, k.holds, k.holdexp, k.day}, extra...)
+	return append([]string{k.acct, k.holds, k.holdexp, k.day, k.ended}, extra...)
 }
 
 func (k budgetKeys) args(now time.Time, extra ...any) []any {
-	return append([]any{now.UnixMilli(), k.dayEnd.UnixMilli(), accountTTL.Milliseconds()}, extra...)
+	return append([]any{now.UnixMilli(), k.dayEnd.UnixMilli(), accountTTL.Milliseconds(), endedTTL.Milliseconds()}, extra...)
 }
+
+// endedTTL is how long an ended reservation is remembered (and an unheld
+// one's marker kept): as long as a hold may last, so that a settlement
+// made again (another tool saw the job end, a write kept through an
+// outage) finds it.
+const endedTTL = holdTTL
+
+// directKey marks a context whose steps bypass the retry policy and
+// breaker (Close's last try).
+type directKey struct{}
 
 // step runs one store step under the retry policy and breaker, measured.
 func (r *Redis) step(ctx context.Context, name string, fn func(context.Context) error) error {
 	start := time.Now()
-	err := r.cfg.Do(ctx, func(ctx context.Context) error { return storeError(fn(ctx)) })
+	do := r.cfg.Do
+	if ctx.Value(directKey{}) != nil {
+		do = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }
+	}
+	err := do(ctx, func(ctx context.Context) error { return storeError(fn(ctx)) })
 	if r.cfg.Hooks.Step != nil {
 		r.cfg.Hooks.Step(ctx, name, time.Since(start), err)
 	}
@@ -299,7 +345,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 				unheld = "1"
 			}
 			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation),
-				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, holdTTL.Milliseconds())...).Int64()
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld)...).Int64()
 			done = n == 1
 			return err
 		})

@@ -133,6 +133,6 @@ func (in *instruments) init(m metric.Meter) error {
 	in.bytesBilled = counter(MetricBytesBilled, "By", "Bytes billed for finished query jobs.")
 	in.dbDuration = hist(MetricDBOperationDuration, "s", "Duration of each BigQuery REST request, until its response body was read.", dbBuckets)
 	in.stateDuration = hist(MetricStateDuration, "s", "Duration of each step of the shared state store (Redis): reserve, settle, release, read, record_job, lookup_job; retries included.", stateBuckets)
-	in.stateOpen = counter(MetricStateFailedOpen, "{step}", "Budget steps that went on without the shared state store (--state-fail-open, or no limit set): queries that ran uncounted.")
+	in.stateOpen = counter(MetricStateFailedOpen, "{step}", "Budget steps that went on without the shared state store (--state-fail-open, or no limit set): queries that ran without a budget check (their jobs are charged when the store answers again).")
 	return errors.Join(errs...)
 }

@@ -19,7 +19,8 @@ func (t *Telemetry) StateStep(ctx context.Context, step string, d time.Duration,
 }
 
 // StateFailedOpen counts a budget step that went on without the store
-// (bigquery_mcp.state.failed_open): a query ran that no budget counted.
+// (bigquery_mcp.state.failed_open): a query ran that no budget checked
+// (its job is charged when the store answers again).
 func (t *Telemetry) StateFailedOpen(ctx context.Context, step string) {
 	t.inst.stateOpen.Add(ctx, 1, metric.WithAttributes(AttrStateStep.String(step)))
 }

@@ -74,7 +74,8 @@ type Config struct {
 	// by every instance that names it. StatePasswordFile and StateCAFile
 	// hold the password and the server's CA; StatePrefix namespaces the
 	// keys (default governance.DefaultRedisPrefix); StateFailOpen lets
-	// queries run uncounted while Redis is down instead of failing them.
+	// queries run without a budget check while Redis is down instead of
+	// failing them (their jobs are charged when it answers).
 	State             string
 	StatePasswordFile string
 	StateCAFile       string

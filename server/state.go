@@ -22,7 +22,7 @@ const stateCheckTimeout = 3 * time.Second
 //
 // A Redis that does not answer at startup stops a server whose budgets
 // fail closed, where a person reads why; with --state-fail-open the
-// server starts and says so, since it would serve uncounted anyway.
+// server starts and says so, since it would serve unchecked anyway.
 func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, tel *observability.Telemetry, log *slog.Logger) (governance.State, *governance.Redis, error) {
 	if !governance.IsRedisURL(cfg.State) {
 		budget := governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay)
@@ -54,7 +54,7 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 			st.Close()
 			return nil, nil, fmt.Errorf("--state %s: %w (budgets fail closed; --state-fail-open starts anyway)", governance.RedactURL(cfg.State), err)
 		}
-		log.Warn("shared state store not answering at startup: serving with budgets uncounted until it does (--state-fail-open)",
+		log.Warn("shared state store not answering at startup: serving without budget checks until it does; jobs are charged when it answers (--state-fail-open)",
 			"state", governance.RedactURL(cfg.State), "error", bqerr.Redact(err.Error()))
 	}
 	return st, st, nil
@@ -82,7 +82,8 @@ type StateHealth struct {
 	URL       string `json:"url,omitempty"`
 	Reachable bool   `json:"reachable"`
 	LatencyMs int64  `json:"latencyMs"`
-	// FailOpen: queries run uncounted while the store is down.
+	// FailOpen: queries run without a budget check while the store is
+	// down (their jobs are charged when it answers).
 	FailOpen bool `json:"failOpen,omitempty"`
 	// PendingWrites are settlements, releases and job records waiting
 	// for the store to answer again.
@@ -126,7 +127,7 @@ func (b *Backend) Readiness() (notReady, state string) {
 		if b.Executor.BreakerStates()[resilience.StateScope] == resilience.Open {
 			state += ", unavailable"
 			if b.stateFailOpen {
-				state += ": budgets not counted (--state-fail-open)"
+				state += ": budgets not checked until it answers (--state-fail-open)"
 			}
 		}
 	}

@@ -395,8 +395,10 @@ func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
 		if i > 0 && toks[i-1].IsWord("PROPERTY") {
 			return r.object(toks, i+1, Graph, true), true // CREATE/DROP PROPERTY GRAPH g
 		}
-		if i == r.lead {
-			return r.object(toks, i+1, Graph, false), true // GRAPH g MATCH …
+		// GRAPH g MATCH …, as a statement or wherever GoogleSQL takes a
+		// graph query: a path after GRAPH is read as a graph.
+		if next := r.object(toks, i+1, Graph, false); next > i+1 {
+			return next, true
 		}
 		return 0, false
 	case "CONNECTION":

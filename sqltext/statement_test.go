@@ -105,6 +105,8 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT (SELECT COUNT(*) FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))) AS n", "SELECT property graph:sales.g"},
 		{"INSERT INTO sales.t SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))", "INSERT table!:sales.t property graph:secret.g"},
 		{"GRAPH secret.g MATCH (n) RETURN n.id", "GRAPH property graph:secret.g"},
+		{"SELECT * FROM sales.t WHERE EXISTS (GRAPH secret.g MATCH (n) RETURN n.id)", "SELECT table:sales.t property graph:secret.g"},
+		{"SELECT graph, t.graph FROM sales.t", "SELECT table:sales.t"},
 		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g"},
 		{"DROP PROPERTY GRAPH IF EXISTS sales.g", "DROP PROPERTY GRAPH property graph!:sales.g"},
 		// Materialized view replicas and every other source clause.

@@ -1,6 +1,7 @@
 // Package redistest runs a real redis-server for tests of the shared
 // governance state: its own process on a free loopback port, with no
-// persistence, stopped when the test ends.
+// persistence of its own (RestartKeepingData snapshots on demand), stopped
+// when the test ends.
 //
 // Without the redis-server binary a test is skipped, unless
 // BQMCP_REQUIRE_CLIENTS is set (CI, where .ci/run installs it): then the
@@ -14,6 +15,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -25,6 +27,7 @@ type Server struct {
 	t    testing.TB
 	bin  string
 	port int
+	dir  string
 	cmd  *exec.Cmd
 }
 
@@ -38,7 +41,7 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip("redis-server is not installed (apt-get install -y redis-server)")
 	}
-	s := &Server{t: t, bin: bin, port: freePort(t)}
+	s := &Server{t: t, bin: bin, port: freePort(t), dir: t.TempDir()}
 	s.start()
 	t.Cleanup(s.Stop)
 	return s
@@ -52,10 +55,12 @@ func (s *Server) URL() string { return "redis://" + s.Addr() }
 
 func (s *Server) start() {
 	s.t.Helper()
-	// --save '' and no AOF: nothing is written to disk, and a restart
-	// starts empty unless the test wants otherwise.
-	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no")
-	s.cmd.Dir = s.t.TempDir()
+	// --save '' and no AOF: nothing is written to disk by itself, and a
+	// restart starts empty unless RestartKeepingData saved a snapshot
+	// (dump.rdb in dir, which redis-server loads when it starts).
+	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "no",
+		"--dir", s.dir, "--dbfilename", "dump.rdb")
+	s.cmd.Dir = s.dir
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("starting redis-server: %v", err)
 	}
@@ -88,26 +93,66 @@ func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
 // Resume continues a paused server.
 func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
 
-// Restart starts the server again on the same port, empty.
+// Restart starts the server again on the same port, empty (as a Redis
+// without persistence comes back).
 func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
+	os.Remove(filepath.Join(s.dir, "dump.rdb"))
+	s.start()
+}
+
+// Save snapshots the data now (SAVE): a server stopped later comes back
+// with it (StartAgain), and without what was written after it, as a Redis
+// restored from an RDB snapshot, or whose replica lagged, does.
+func (s *Server) Save() {
+	s.t.Helper()
+	if err := command(s.Addr(), "SAVE", "+OK\r\n"); err != nil {
+		s.t.Fatalf("redis-server SAVE: %v", err)
+	}
+}
+
+// StopKeepingData snapshots the data and kills the server, as a Redis with
+// persistence (AOF with appendfsync always) goes down without losing a
+// write; StartAgain brings it back on the same port with that data.
+func (s *Server) StopKeepingData() {
+	s.t.Helper()
+	s.Save()
+	s.Stop()
+}
+
+// StartAgain starts a stopped server on the same port, with the data of
+// the last Save (none: empty).
+func (s *Server) StartAgain() {
+	s.t.Helper()
+	if s.cmd != nil {
+		s.t.Fatal("redistest: StartAgain of a running server")
+	}
 	s.start()
 }
 
 // ping sends PING and waits for +PONG.
-func ping(addr string) bool {
+func ping(addr string) bool { return command(addr, "PING", "+PONG\r\n") == nil }
+
+// command sends one inline command and checks its one-line answer.
+func command(addr, cmd, want string) error {
 	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
 	if err != nil {
-		return false
+		return err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := fmt.Fprint(c, "PING\r\n"); err != nil {
-		return false
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprint(c, cmd+"\r\n"); err != nil {
+		return err
 	}
 	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && line == "+PONG\r\n"
+	if err != nil {
+		return err
+	}
+	if line != want {
+		return fmt.Errorf("%s answered %q", cmd, line)
+	}
+	return nil
 }
 
 func freePort(t testing.TB) int {
