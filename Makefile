@@ -95,9 +95,10 @@ client-tests:
 demo:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./cmd/demo
 
-## docs: regenerate docs/tools.md and the tool snapshots from the tool definitions.
+## docs: regenerate docs/tools.md, the tool snapshots and the app's result types
+## (ui/src/results.ts; then `make ui` rebuilds app.html) from the tool definitions.
 docs:
-	$(GO) test ./server -run 'TestToolSnapshots|TestToolReferenceIsCurrent' -update
+	$(GO) test ./server -run 'TestToolSnapshots|TestToolReferenceIsCurrent|TestAppResultTypes' -update
 	$(GO) test ./bqerr -run TestErrorReferenceIsCurrent -update
 
 lint:
