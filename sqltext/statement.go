@@ -405,6 +405,14 @@ func (r *reader) objectKeyword(toks []Token, i int, kw string) (int, bool) {
 		if i > 0 && toks[i-1].IsWord("WITH") {
 			return r.connection(toks, i+1, true), true // [REMOTE] WITH CONNECTION x
 		}
+		if i+1 < len(toks) && (toks[i+1].Kind == QuotedIdent || toks[i+1].Kind == Word && !reserved[strings.ToUpper(toks[i+1].Text)]) {
+			return r.connection(toks, i+1, true), true // a CONNECTION x argument
+		}
+		return 0, false
+	case "LIBRARY":
+		if r.top().opener == "OPTIONS" && i+1 < len(toks) && toks[i+1].IsPunct('=') {
+			r.st.External = append(r.st.External, "a JavaScript library is read from Cloud Storage, outside BigQuery's datasets")
+		}
 		return 0, false
 	case "CONNECTION_ID":
 		if namedArgument(toks, i) {
@@ -482,6 +490,11 @@ func (r *reader) fromItem(toks []Token, i int) int {
 		return i + 1
 	}
 	if t.Kind == Word && (reserved[strings.ToUpper(t.Text)] || t.IsWord("LATERAL")) {
+		if i+1 < len(toks) && toks[i+1].IsPunct('(') && !t.IsWord("LATERAL") {
+			// FROM IF(…): a call of a keyword, whose arguments the
+			// reader cannot read as a table function's.
+			r.unplaced("the table-valued function " + strings.ToUpper(t.Text) + " is not one this server can check")
+		}
 		return i + 1
 	}
 	path, next := readPath(toks, i, &r.steps)

@@ -107,6 +107,11 @@ func TestObjectPositions(t *testing.T) {
 		{"GRAPH secret.g MATCH (n) RETURN n.id", "GRAPH property graph:secret.g"},
 		{"SELECT * FROM sales.t WHERE EXISTS (GRAPH secret.g MATCH (n) RETURN n.id)", "SELECT table:sales.t property graph:secret.g"},
 		{"SELECT graph, t.graph FROM sales.t", "SELECT table:sales.t"},
+		{"SELECT * FROM ML.PREDICT(MODEL sales.m, CONNECTION secret.c)", "SELECT model:sales.m connection:secret.c"},
+		{"SELECT * FROM APPENDS(CONNECTION `p.us.c`, 'SELECT 1')", "SELECT connection:p.us.c"},
+		{"SELECT connection FROM sales.t", "SELECT table:sales.t"},
+		{"SELECT * FROM if(TRUE, 1, 2)", "SELECT UNPLACED"},
+		{"CREATE TEMP FUNCTION f(x STRING) RETURNS STRING LANGUAGE js OPTIONS (library = ['gs://b/lib.js']) AS 'return x;'; SELECT f('a')", "SELECT external"},
 		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g"},
 		{"DROP PROPERTY GRAPH IF EXISTS sales.g", "DROP PROPERTY GRAPH property graph!:sales.g"},
 		// Materialized view replicas and every other source clause.
