@@ -24,6 +24,7 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -135,6 +136,10 @@ type Output struct {
 	// Read API) or "tabledata" (tabledata.list pages).
 	ReadAPI     string `json:"readApi,omitempty"`
 	BytesBilled int64  `json:"bytesBilled"`
+	// CostUSD is what the query job cost at Price (absent while unknown),
+	// as in execute_sql's answer.
+	CostUSD *float64    `json:"costUSD,omitempty" jsonschema:"What the query job cost at price: bytesBilled on demand, its slot time under editions billing."`
+	Price   *cost.Price `json:"price,omitempty" jsonschema:"The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source."`
 	// Expires is when an exported table is deleted.
 	Expires string `json:"expires,omitempty"`
 	// Objects are the gs:// objects BigQuery wrote (the first
@@ -188,6 +193,7 @@ func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 		return nil, bqerr.From(err).WithJobID(res.JobID)
 	}
 	out.Destination, out.JobID, out.Location, out.BytesBilled = dest, res.JobID, res.Location, res.BytesBilled
+	out.CostUSD, out.Price = res.CostUSD, res.Price
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
 }

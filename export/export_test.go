@@ -18,6 +18,7 @@ import (
 	"cloud.google.com/go/civil"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -31,12 +32,16 @@ type fakeQueries struct {
 	err           error
 }
 
+// testPrice is the price the fake's job was billed at.
+var testPrice = cost.Price{Billing: cost.OnDemand, Location: "US", PerTiBUSD: 6.25, Source: cost.SourceTable}
+
 func (f *fakeQueries) RunToTable(_ context.Context, in query.ExecuteInput) (*query.ResultTable, error) {
 	f.runs.Add(1)
 	if f.err != nil {
 		return nil, f.err
 	}
-	return &query.ResultTable{JobID: "bqmcp_job1", Location: "US", BytesBilled: 42,
+	usd := 0.0001
+	return &query.ResultTable{JobID: "bqmcp_job1", Location: "US", BytesBilled: 42, CostUSD: &usd, Price: &testPrice,
 		Table: &bigquery.Table{ProjectID: "p", DatasetID: "_anon", TableID: "anon1"}}, nil
 }
 
@@ -159,7 +164,8 @@ func TestFileExportEncodesAsExecuteSQL(t *testing.T) {
 	}
 	path := pathOf(t, out.URI)
 	if filepath.Base(path) != "bqmcp_job1.jsonl" || out.Rows != 50 || out.Format != "jsonl" || out.JobID != "bqmcp_job1" ||
-		out.BytesBilled != 42 || out.ReadAPI != "storage" || len(out.Columns) != len(testSchema) {
+		out.BytesBilled != 42 || out.ReadAPI != "storage" || len(out.Columns) != len(testSchema) ||
+		out.CostUSD == nil || *out.CostUSD != 0.0001 || out.Price == nil || *out.Price != testPrice {
 		t.Errorf("output = %+v", out)
 	}
 	b, err := os.ReadFile(path)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	bq "google.golang.org/api/bigquery/v2"
 
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
@@ -80,9 +81,22 @@ type Limits struct {
 	// MaxBytesBilled (--max-bytes-billed) is set on every job; an agent may
 	// ask for less. Zero: 10 GiB.
 	MaxBytesBilled int64
-	// PricePerTiB (--price-per-tib) is the on-demand USD price used for
-	// dry-run estimates and usage. Zero: every cost is 0 (flat rate).
+	// PricePerTiB (--price-per-tib) is the on-demand USD price per TiB of
+	// a location neither PricePerTiBByLocation nor the price table (package
+	// cost) prices, and of a job whose location is unknown. Zero: those
+	// cost 0.
 	PricePerTiB float64
+	// PricePerTiBByLocation (--price-per-tib-by-location) are on-demand
+	// USD prices per TiB by lower-case location; they win over the table.
+	// Nil: none.
+	PricePerTiBByLocation map[string]float64
+	// Billing (--billing) is how the project's queries are billed: on
+	// demand (bytes) or editions (slot time, priced at SlotHourPrice and
+	// known only after a job ran). Zero: on demand.
+	Billing cost.Billing
+	// SlotHourPrice (--slot-hour-price) is the USD price of a slot-hour
+	// under editions. Zero: every editions cost is 0.
+	SlotHourPrice float64
 	// QueryTimeout (--query-timeout) bounds a call that names no
 	// timeoutSeconds, and the job tools' calls. Zero: 60 s.
 	QueryTimeout time.Duration
@@ -118,6 +132,11 @@ func (l Limits) WithDefaults() Limits {
 	}
 	l.Limits = l.Limits.WithDefaults()
 	return l
+}
+
+// Prices are the pricing settings among the limits.
+func (l Limits) Prices() cost.Prices {
+	return cost.Prices{Billing: l.Billing, PerTiB: l.PricePerTiB, ByLocation: l.PricePerTiBByLocation, SlotHour: l.SlotHourPrice}
 }
 
 // Hooks let the server wiring see what jobs did (for telemetry and the

@@ -12,6 +12,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
@@ -151,9 +152,14 @@ type DryRunOutput struct {
 	StatementType string `json:"statementType"`
 	// BytesProcessed is what the query would read; on-demand billing charges
 	// for it (with a 10 MB minimum per table referenced).
-	BytesProcessed   int64   `json:"bytesProcessed"`
-	EstimatedCostUSD float64 `json:"estimatedCostUSD"`
-	PricePerTiBUSD   float64 `json:"pricePerTiBUSD"`
+	BytesProcessed int64 `json:"bytesProcessed"`
+	// EstimatedCostUSD is BytesProcessed at Price, the price of the
+	// location BigQuery planned the query for. Under editions billing it
+	// is 0, as is PricePerTiBUSD: the cost is known only after the run,
+	// and Note says so.
+	EstimatedCostUSD float64    `json:"estimatedCostUSD" jsonschema:"On-demand estimate at price. 0 under editions billing: then the cost is known only after the run."`
+	PricePerTiBUSD   float64    `json:"pricePerTiBUSD"`
+	Price            cost.Price `json:"price" jsonschema:"The price used: billing (on-demand or editions), location, perTiBUSD or slotHourUSD, and source: the server's price table and its date, or the flag that set it."`
 	// ReferencedTables are project.dataset.table names, when BigQuery reports them.
 	ReferencedTables []string        `json:"referencedTables"`
 	Schema           []bqtype.Column `json:"schema"`
@@ -190,16 +196,23 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 			return nil, bqerr.From(err).WithQuery(r.sql)
 		}
 	}
+	// Priced where BigQuery planned the query: the dry run names it.
+	price := s.price(r.location)
 	out := &DryRunOutput{
 		Valid:            true,
 		StatementType:    qs.StatementType,
 		BytesProcessed:   qs.TotalBytesProcessed,
-		PricePerTiBUSD:   s.cfg.PricePerTiB,
-		EstimatedCostUSD: Cost(qs.TotalBytesProcessed, s.cfg.PricePerTiB),
+		PricePerTiBUSD:   price.PerTiBUSD,
+		Price:            price,
 		ReferencedTables: []string{},
 		Schema:           bqtype.Columns(qs.Schema),
 		WouldExecute:     true,
 		Location:         r.location,
+	}
+	if usd, ok := price.FromBytes(qs.TotalBytesProcessed); ok {
+		out.EstimatedCostUSD = usd
+	} else {
+		out.Note = editionsNote(price)
 	}
 	for _, t := range qs.ReferencedTables {
 		out.ReferencedTables = append(out.ReferencedTables, t.ProjectID+"."+t.DatasetID+"."+t.TableID)
@@ -230,9 +243,8 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 }
 
 // Cost estimates the on-demand price of scanning bytes, in USD, rounded to
-// the cent's hundredth.
+// the cent's hundredth (cost.Price.FromBytes at one flat price).
 func Cost(bytes int64, pricePerTiB float64) float64 {
-	const tib = 1 << 40
-	c := float64(bytes) / tib * pricePerTiB
-	return float64(int64(c*10000+0.5)) / 10000
+	usd, _ := cost.Price{Billing: cost.OnDemand, PerTiBUSD: pricePerTiB}.FromBytes(bytes)
+	return usd
 }

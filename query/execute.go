@@ -11,6 +11,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
@@ -74,6 +75,12 @@ type ExecuteOutput struct {
 	// with get_query_results: get_job has it).
 	BytesBilled int64 `json:"bytesBilled,omitempty"`
 	CacheHit    bool  `json:"cacheHit"`
+	// CostUSD is what the job cost at Price: its bytes billed on demand,
+	// its slot time (SlotMs) under editions. Both are absent while the
+	// cost is unknown (as BytesBilled is).
+	CostUSD *float64    `json:"costUSD,omitempty" jsonschema:"What the job cost at price: bytesBilled on demand, slotMs under editions billing. Absent while unknown."`
+	SlotMs  int64       `json:"slotMs,omitempty" jsonschema:"The job's slot-milliseconds (totalSlotMs), when BigQuery gave them."`
+	Price   *cost.Price `json:"price,omitempty" jsonschema:"The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source."`
 	// AffectedRows is the number of rows a DML statement changed.
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DurationMs   int64  `json:"durationMs"`
@@ -250,14 +257,14 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	// may fail without changing what it billed.
 	if p.billed {
 		s.settle(ctx, p.job.id, r.reservation, p.bytesProcessed, p.bytesBilled)
-	} else if billed, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate); ok {
-		p.bytesBilled = billed
+	} else if st, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate); ok {
+		p.billedBy(st)
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
 	}
-	addStats(out, p, statementType(r.sql, p))
+	s.addStats(out, p, statementType(r.sql, p))
 	s.cutHint(out)
 	if s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)
@@ -299,11 +306,20 @@ func statementType(sql string, p *page) string {
 	return ""
 }
 
-func addStats(out *ExecuteOutput, p *page, statementType string) {
+// addStats puts a finished job's statistics in out, with its cost when
+// they give it: the bytes billed are known (p.billed), and they come with
+// the job's slot time.
+func (s *Service) addStats(out *ExecuteOutput, p *page, statementType string) {
 	out.StatementType = statementType
 	out.BytesProcessed, out.BytesBilled, out.CacheHit = p.bytesProcessed, p.bytesBilled, p.cacheHit
 	if p.dml || p.affected != 0 {
 		n := p.affected
 		out.AffectedRows = &n
+	}
+	if p.billed {
+		// A job that used no slot time is one BigQuery answered from
+		// cache; otherwise a zero is a figure BigQuery did not give.
+		out.SlotMs = p.slotMs
+		out.CostUSD, out.Price = s.jobCost(p.job.location, p.bytesBilled, p.slotMs, p.slotMs > 0 || p.cacheHit)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -31,10 +32,14 @@ type ResultTable struct {
 	Location string
 	// Table is the destination table.
 	Table *bigquery.Table
-	// BytesProcessed and BytesBilled are the job's statistics.
+	// BytesProcessed and BytesBilled are the job's statistics; CostUSD
+	// what the job cost at Price (both nil while unknown: under editions
+	// without the job's slot time).
 	BytesProcessed int64
 	BytesBilled    int64
 	CacheHit       bool
+	CostUSD        *float64
+	Price          *cost.Price
 }
 
 // RunToTable runs in.SQL as execute_sql would, under every check before
@@ -90,7 +95,7 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput) (*ResultTable
 	if err := status.Err(); err != nil {
 		return nil, s.fail(ctx, err, r, job.id, job.location)
 	}
-	out, err := resultTable(bj, status, job.location)
+	out, err := s.resultTable(bj, status, job.location)
 	if err == nil && s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, "SELECT", out.BytesProcessed, out.BytesBilled, out.CacheHit)
 	}
@@ -168,11 +173,12 @@ func (s *Service) ResultOf(ctx context.Context, jobID, location string) (*Result
 	if err := status.Err(); err != nil {
 		return nil, s.withheld(acc, bqerr.From(err)).WithJobID(id)
 	}
-	return resultTable(job, status, loc)
+	return s.resultTable(job, status, loc)
 }
 
-// resultTable reads where a finished query job left its result.
-func resultTable(job *bigquery.Job, status *bigquery.JobStatus, loc string) (*ResultTable, error) {
+// resultTable reads where a finished query job left its result, and what
+// the job cost.
+func (s *Service) resultTable(job *bigquery.Job, status *bigquery.JobStatus, loc string) (*ResultTable, error) {
 	out := &ResultTable{JobID: job.ID(), Location: loc}
 	if job.Location() != "" {
 		out.Location = job.Location()
@@ -190,6 +196,8 @@ func resultTable(job *bigquery.Job, status *bigquery.JobStatus, loc string) (*Re
 		out.BytesProcessed = st.TotalBytesProcessed
 		if qs, ok := st.Details.(*bigquery.QueryStatistics); ok {
 			out.BytesBilled, out.CacheHit = qs.TotalBytesBilled, qs.CacheHit
+			slotMs := max(st.TotalSlotDuration.Milliseconds(), qs.SlotMillis)
+			out.CostUSD, out.Price = s.jobCost(out.Location, out.BytesBilled, slotMs, slotMs > 0 || out.CacheHit)
 		}
 	}
 	return out, nil

@@ -53,7 +53,9 @@ type page struct {
 	bytesProcessed, bytesBilled int64
 	// billed is set when bytesBilled is the job's word: jobs.query's
 	// complete answer has it, getQueryResults has none (jobs.get does).
+	// slotMs (totalSlotMs) comes with it.
 	billed   bool
+	slotMs   int64
 	cacheHit bool
 	// dml is set for DML statements, with the rows they changed.
 	dml      bool
@@ -64,7 +66,7 @@ func pageOfQuery(r *bq.QueryResponse) *page {
 	p := &page{
 		complete: r.JobComplete, schema: r.Schema, rows: r.Rows, totalRows: r.TotalRows, token: r.PageToken,
 		bytesProcessed: r.TotalBytesProcessed, bytesBilled: r.TotalBytesBilled, cacheHit: r.CacheHit,
-		dml: r.DmlStats != nil, affected: r.NumDmlAffectedRows, billed: r.JobComplete,
+		dml: r.DmlStats != nil, affected: r.NumDmlAffectedRows, billed: r.JobComplete, slotMs: r.TotalSlotMs,
 	}
 	if ref := r.JobReference; ref != nil {
 		p.job = jobHandle{id: ref.JobId, location: ref.Location}
@@ -236,11 +238,18 @@ func (s *Service) reportProgress(ctx context.Context, job jobHandle, since time.
 	report(ctx, pr)
 }
 
-// jobStatus is what jobs.get says of a job; bytesBilled once it is DONE.
+// jobStatus is what jobs.get says of a job; bytesBilled and slotMs
+// (totalSlotMs) once it is DONE.
 type jobStatus struct {
-	state                       string
-	bytesProcessed, bytesBilled int64
-	created                     time.Time
+	state                               string
+	bytesProcessed, bytesBilled, slotMs int64
+	created                             time.Time
+}
+
+// billedBy puts the bytes billed and slot time jobs.get gave for p's
+// finished job in p.
+func (p *page) billedBy(st *jobStatus) {
+	p.bytesBilled, p.slotMs, p.billed = st.bytesBilled, st.slotMs, true
 }
 
 // jobState reads a job's state with one plain jobs.get (no retries: it
@@ -260,9 +269,12 @@ func (s *Service) jobState(ctx context.Context, job jobHandle) (*jobStatus, erro
 		st.state = j.Status.State
 	}
 	if stats := j.Statistics; stats != nil {
-		st.bytesProcessed = stats.TotalBytesProcessed
+		st.bytesProcessed, st.slotMs = stats.TotalBytesProcessed, stats.TotalSlotMs
 		if q := stats.Query; q != nil {
 			st.bytesBilled = q.TotalBytesBilled
+			if st.slotMs == 0 {
+				st.slotMs = q.TotalSlotMs
+			}
 		}
 		if stats.CreationTime > 0 {
 			st.created = time.UnixMilli(stats.CreationTime)

@@ -73,7 +73,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	if err := s.reserve(ctx, r, stats.TotalBytesProcessed); err != nil {
 		return err
 	}
-	if err := s.confirm(ctx, stats.TotalBytesProcessed); err != nil {
+	if err := s.confirm(ctx, stats.TotalBytesProcessed, r.location); err != nil {
 		s.release(ctx, r)
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -21,17 +22,22 @@ type JobInput struct {
 
 // JobOutput describes a job.
 type JobOutput struct {
-	JobID          string       `json:"jobId"`
-	Location       string       `json:"location,omitempty"`
-	State          string       `json:"state"`
-	StatementType  string       `json:"statementType,omitempty"`
-	BytesProcessed int64        `json:"bytesProcessed"`
-	BytesBilled    int64        `json:"bytesBilled"`
-	CacheHit       bool         `json:"cacheHit"`
-	Created        string       `json:"created,omitempty"`
-	Started        string       `json:"started,omitempty"`
-	Ended          string       `json:"ended,omitempty"`
-	Error          *bqerr.Error `json:"error,omitempty"`
+	JobID          string `json:"jobId"`
+	Location       string `json:"location,omitempty"`
+	State          string `json:"state"`
+	StatementType  string `json:"statementType,omitempty"`
+	BytesProcessed int64  `json:"bytesProcessed"`
+	BytesBilled    int64  `json:"bytesBilled"`
+	CacheHit       bool   `json:"cacheHit"`
+	// CostUSD, SlotMs and Price are as in ExecuteOutput, once the job is
+	// DONE.
+	CostUSD *float64     `json:"costUSD,omitempty" jsonschema:"What the job cost at price, once DONE: bytesBilled on demand, slotMs under editions billing."`
+	SlotMs  int64        `json:"slotMs,omitempty" jsonschema:"The job's slot-milliseconds (totalSlotMs)."`
+	Price   *cost.Price  `json:"price,omitempty" jsonschema:"The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source."`
+	Created string       `json:"created,omitempty"`
+	Started string       `json:"started,omitempty"`
+	Ended   string       `json:"ended,omitempty"`
+	Error   *bqerr.Error `json:"error,omitempty"`
 }
 
 // jobRef validates a job ID and the agent's location (jobAccess.location
@@ -160,13 +166,21 @@ func (s *Service) jobOutput(acc jobAccess, job *bigquery.Job, st *bigquery.JobSt
 	if err := st.Err(); err != nil {
 		out.Error = s.withheld(acc, bqerr.From(err))
 	}
-	if s := st.Statistics; s != nil {
-		out.BytesProcessed = s.TotalBytesProcessed
-		out.Created = timeString(s.CreationTime)
-		out.Started = timeString(s.StartTime)
-		out.Ended = timeString(s.EndTime)
-		if qs, ok := s.Details.(*bigquery.QueryStatistics); ok {
+	if js := st.Statistics; js != nil {
+		out.BytesProcessed = js.TotalBytesProcessed
+		out.Created = timeString(js.CreationTime)
+		out.Started = timeString(js.StartTime)
+		out.Ended = timeString(js.EndTime)
+		out.SlotMs = js.TotalSlotDuration.Milliseconds()
+		qs, ok := js.Details.(*bigquery.QueryStatistics)
+		if ok {
 			out.StatementType, out.BytesBilled, out.CacheHit = qs.StatementType, qs.TotalBytesBilled, qs.CacheHit
+			if out.SlotMs == 0 {
+				out.SlotMs = qs.SlotMillis
+			}
+		}
+		if st.State == bigquery.Done && ok {
+			out.CostUSD, out.Price = s.jobCost(out.Location, out.BytesBilled, out.SlotMs, out.SlotMs > 0 || out.CacheHit)
 		}
 	}
 	return out

@@ -78,15 +78,15 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	if acc.recorded && s.follower.has(id) {
 		// The job outlived the call that started it and ends here:
 		// getQueryResults has no bytes billed, so jobs.get settles it.
-		if billed, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0); ok {
-			p.bytesBilled = billed
+		if st, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0); ok {
+			p.billedBy(st)
 		}
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", format
 	if err := s.collect(ctx, resilience.Query, p, in.StartIndex, maxRows, out); err != nil {
 		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
 	}
-	addStats(out, p, "")
+	s.addStats(out, p, "")
 	s.cutHint(out)
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil

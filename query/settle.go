@@ -65,20 +65,20 @@ func (s *Service) settle(ctx context.Context, jobID, reservation string, bytesPr
 // settleFromJob settles a job whose end was seen without its bytes billed
 // (getQueryResults, a failed or cancelled call): one jobs.get reads them.
 // A job not yet done, or a jobs.get that fails, leaves it to the follower.
-// It returns the bytes billed when it settled.
-func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation string, estimate int64) (billed int64, ok bool) {
+// It returns what jobs.get said of the job when it settled.
+func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation string, estimate int64) (*jobStatus, bool) {
 	if reservation == "" {
-		return 0, false
+		return nil, false
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	st, err := s.jobState(jctx, job)
 	if err != nil || st.state != "DONE" {
 		s.followJob(ctx, job, reservation, estimate)
-		return 0, false
+		return nil, false
 	}
 	s.settle(ctx, job.id, reservation, st.bytesProcessed, st.bytesBilled)
-	return st.bytesBilled, true
+	return st, true
 }
 
 // followJob hands a job that is still running to the follower. When the

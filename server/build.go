@@ -14,6 +14,7 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
@@ -51,8 +52,9 @@ type Config struct {
 
 	// Limits are the flags' limits on queries and results (--allow-writes,
 	// --max-bytes-billed, --default-max-rows, --max-rows,
-	// --max-result-bytes, --price-per-tib, --query-timeout,
-	// --max-query-timeout, --max-wait, --confirm-above-bytes), declared
+	// --max-result-bytes, --query-timeout, --max-query-timeout,
+	// --max-wait, --confirm-above-bytes) and prices (--price-per-tib,
+	// --price-per-tib-by-location, --billing, --slot-hour-price), declared
 	// once in query and handed to the services whole.
 	query.Limits
 
@@ -132,7 +134,7 @@ type Config struct {
 func Defaults() Config {
 	return Config{
 		Auth:          auth.ADC,
-		Limits:        query.Limits{PricePerTiB: 6.25}.WithDefaults(),
+		Limits:        query.Limits{PricePerTiB: cost.DefaultPerTiBUSD, Billing: cost.OnDemand, SlotHourPrice: cost.DefaultSlotHourUSD}.WithDefaults(),
 		Resilience:    resilience.Defaults(),
 		CacheTTL:      5 * time.Minute,
 		CacheMaxStale: 24 * time.Hour,
@@ -155,8 +157,8 @@ func (c Config) Validate() error {
 	if c.MaxResultBytes < 1024 {
 		problems = append(problems, "max-result-bytes must be at least 1024")
 	}
-	if c.PricePerTiB < 0 {
-		problems = append(problems, "price-per-tib must not be negative")
+	if err := c.Prices().Validate(); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if c.QueryTimeout <= 0 || c.MaxQueryTimeout < c.QueryTimeout {
 		problems = append(problems, "query-timeout must be positive and at most max-query-timeout")

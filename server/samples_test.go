@@ -7,6 +7,7 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
@@ -35,6 +36,10 @@ func toolSamples() map[string]any {
 	r1 := []bigquery.Value{int64(1001), big.NewRat(5997, 100), "shipped"}
 	r2 := []bigquery.Value{int64(1002), big.NewRat(21, 2), "delivered"}
 	cols := bqtype.Columns(rowSchema)
+	// 10 MiB billed at the table's US price: $0.0000596, to the hundredth
+	// of a cent.
+	samplePrice := cost.Prices{PerTiB: cost.DefaultPerTiBUSD}.For("US")
+	sampleCost, _ := samplePrice.FromBytes(10485760)
 	return map[string]any{
 		"get_table_schema": &schema.TableSchema{Table: "demo-project.shop.wide", Type: "TABLE",
 			Columns:     []bqtype.Column{{Name: "order_id", Type: "INT64", Mode: "REQUIRED"}, {Name: "total", Type: "NUMERIC"}},
@@ -48,6 +53,6 @@ func toolSamples() map[string]any {
 			RowCount: 2, TotalRows: 5, Truncated: true, TruncatedBy: "maxRows", NextStartIndex: 2},
 		"execute_sql": &query.ExecuteOutput{JobID: "bqmcp_3f2a", Location: "US", StatementType: "SELECT", Schema: cols,
 			Rows: encode(rows.FormatCompact, r1, r2), Format: rows.FormatCompact, RowCount: 2, TotalRows: 2, JobComplete: true, State: "DONE",
-			BytesProcessed: 10485760, BytesBilled: 10485760, DurationMs: 412},
+			BytesProcessed: 10485760, BytesBilled: 10485760, DurationMs: 412, SlotMs: 1370, CostUSD: &sampleCost, Price: &samplePrice},
 	}
 }

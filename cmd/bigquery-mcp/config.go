@@ -12,6 +12,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -118,6 +119,7 @@ type flagText struct {
 	authMode, toolsets, jobLabels, apps                 string
 	origins, clientMode, clientTokens, clientTokensFile string
 	audiences, principals                               string
+	billing, pricePerTiBByLocation                      string
 	help, showVersion                                   bool
 	// policies has stable addresses for the flag package; apply copies
 	// them into the config.
@@ -156,7 +158,10 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
 	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
 	envVar(fs, limitFlags, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
-	envVar(fs, limitFlags, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB scanned, for dry-run cost estimates")
+	envVar(fs, limitFlags, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB billed in a location that neither --price-per-tib-by-location nor the built-in price table (docs/governance.md) prices, or of unknown location")
+	envVar(fs, limitFlags, stringKind, &t.pricePerTiBByLocation, "price-per-tib-by-location", "", `on-demand USD prices per TiB by location, over the built-in table: comma-separated location=price, e.g. "europe-west2=7.82,asia-northeast1=7.5" (locations in any case)`)
+	envVar(fs, limitFlags, stringKind, &t.billing, "billing", string(d.Billing), `how the project's queries are billed: "on-demand" (bytes, priced per TiB) or "editions" (slot time at --slot-hour-price; a query's cost is known only after it ran)`)
+	envVar(fs, limitFlags, floatKind, &s.SlotHourPrice, "slot-hour-price", d.SlotHourPrice, "USD per slot-hour under --billing editions; the default is the Enterprise edition's US pay-as-you-go price: set your edition's, region's and commitment's")
 	envVar(fs, limitFlags, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql, get_query_results and preview_table return when the agent does not say; their maxRows schemas state it")
 	envVar(fs, limitFlags, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
 	envVar(fs, limitFlags, intKind, &s.MaxResultBytes, "max-result-bytes", d.MaxResultBytes, "most bytes of encoded rows one call returns; the rest is marked truncated")
@@ -218,6 +223,12 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 		return err
 	}
 	if s.JobLabels, err = governance.ParseLabels(t.jobLabels); err != nil {
+		return err
+	}
+	if s.Billing, err = cost.ParseBilling(t.billing); err != nil {
+		return err
+	}
+	if s.PricePerTiBByLocation, err = cost.ParseByLocation(t.pricePerTiBByLocation); err != nil {
 		return err
 	}
 	s.allowedOrigins = splitList(t.origins)

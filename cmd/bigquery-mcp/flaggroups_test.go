@@ -152,6 +152,9 @@ var fieldTestValues = map[string]string{
 	"apps":        "always",
 	"job-labels":  "team=data",
 	"client-auth": "token",
+	"billing":     "editions",
+	// Parsed into PricePerTiBByLocation, a map keyed by location.
+	"price-per-tib-by-location": "europe-west2=7.82",
 }
 
 // TestFlagFillsFieldNamedAfterIt sets each flag alone and finds the

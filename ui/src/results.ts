@@ -48,6 +48,18 @@ export interface ExecuteSQLResult {
   bytesProcessed: number;
   bytesBilled?: number;
   cacheHit: boolean;
+  // What the job cost at price: bytesBilled on demand, slotMs under editions billing. Absent while unknown.
+  costUSD?: number;
+  // The job's slot-milliseconds (totalSlotMs), when BigQuery gave them.
+  slotMs?: number;
+  // The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source.
+  price?: {
+    billing: string;
+    location?: string;
+    perTiBUSD?: number;
+    slotHourUSD?: number;
+    source: string;
+  };
   affectedRows?: number;
   durationMs: number;
   incomplete?: boolean;
@@ -81,6 +93,18 @@ export interface GetQueryResultsResult {
   bytesProcessed: number;
   bytesBilled?: number;
   cacheHit: boolean;
+  // What the job cost at price: bytesBilled on demand, slotMs under editions billing. Absent while unknown.
+  costUSD?: number;
+  // The job's slot-milliseconds (totalSlotMs), when BigQuery gave them.
+  slotMs?: number;
+  // The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source.
+  price?: {
+    billing: string;
+    location?: string;
+    perTiBUSD?: number;
+    slotHourUSD?: number;
+    source: string;
+  };
   affectedRows?: number;
   durationMs: number;
   incomplete?: boolean;
@@ -155,8 +179,17 @@ export interface DryRunSQLResult {
   valid: boolean;
   statementType: string;
   bytesProcessed: number;
+  // On-demand estimate at price. 0 under editions billing: then the cost is known only after the run.
   estimatedCostUSD: number;
   pricePerTiBUSD: number;
+  // The price used: billing (on-demand or editions), location, perTiBUSD or slotHourUSD, and source: the server's price table and its date, or the flag that set it.
+  price: {
+    billing: string;
+    location?: string;
+    perTiBUSD?: number;
+    slotHourUSD?: number;
+    source: string;
+  };
   referencedTables: string[] | null;
   schema: Column[] | null;
   schemaTruncated?: boolean;
