@@ -49,7 +49,8 @@ func ParseBilling(s string) (Billing, error) {
 // --price-per-tib, and the answer says so (SourceFlag);
 // --price-per-tib-by-location sets any location's price.
 const (
-	// TableDate is when the table was last checked against TableSource.
+	// TableDate is the table's date: when its figures were written down
+	// from TableSource (not re-read from it since).
 	TableDate = "2026-11"
 	// TableSource is where its figures come from.
 	TableSource = "https://cloud.google.com/bigquery/pricing"
