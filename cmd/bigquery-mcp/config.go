@@ -179,7 +179,7 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, stateFlags, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
 	envVar(fs, stateFlags, stringKind, &s.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
 	envVar(fs, stateFlags, stringKind, &s.StatePrefix, "state-prefix", governance.DefaultRedisPrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
-	envVar(fs, stateFlags, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without counting them against the budgets (default: refuse them with a retryable UNAVAILABLE)")
+	envVar(fs, stateFlags, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without a budget check; their cost is charged when Redis answers again (default: refuse them with a retryable UNAVAILABLE)")
 	envVar(fs, httpFlags, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
 	envVar(fs, httpFlags, stringKind, &t.clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
 	envVar(fs, httpFlags, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
