@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
@@ -42,6 +43,9 @@ type Catalog interface {
 	// DatasetLocations returns the distinct locations of a project's
 	// datasets.
 	DatasetLocations(ctx context.Context, project string) ([]string, error)
+	// TableLayout returns a table's size, partitioning and clustering, for
+	// cost advice (advice.go); nil when unknown.
+	TableLayout(ctx context.Context, project, dataset, table string) (*bqtype.TableLayout, error)
 }
 
 // maxReferencedTables is how many tables BigQuery lists in

@@ -170,6 +170,9 @@ type DryRunOutput struct {
 	// Location is where the query would run, when known.
 	Location string `json:"location,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Advice lists changes that would make the query cheaper and what
+	// each would read, with figures from BigQuery (advice.go).
+	Advice []Advice `json:"advice,omitempty" jsonschema:"Changes that would read less: partition filters with what each reads (readsBytes), clustering columns; method says where figures come from."`
 }
 
 // DryRun validates a query and estimates its cost without running it.
@@ -235,6 +238,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	if c := s.cfg.ConfirmAboveBytes; c > 0 && qs.TotalBytesProcessed > c {
 		out.Note = strings.TrimSpace(out.Note + " execute_sql will ask the user to confirm it first (above " + governance.FormatBytes(c) + ").")
 	}
+	out.Advice = s.advise(ctx, r, qs)
 	if kept, omitted, nested := cutSchema(out.Schema, maxDryRunSchemaBytes); omitted > 0 || nested {
 		out.Schema, out.SchemaTruncated = kept, true
 		out.Note = strings.TrimSpace(out.Note + " " + schemaCutNote(len(kept), omitted, nested))

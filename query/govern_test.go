@@ -15,6 +15,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -144,6 +145,15 @@ func (f *planBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type fakeCatalog struct {
 	types    map[string]string // project.dataset.table -> type
 	datasets []string
+	// layouts are tables' partitioning and clustering (advice.go).
+	layouts map[string]*bqtype.TableLayout
+}
+
+func (c fakeCatalog) TableLayout(_ context.Context, project, dataset, table string) (*bqtype.TableLayout, error) {
+	if l, ok := c.layouts[project+"."+dataset+"."+table]; ok {
+		return l, nil
+	}
+	return nil, bqerr.New(bqerr.NotFound, "not found")
 }
 
 func (c fakeCatalog) TableType(_ context.Context, project, dataset, table string) (string, error) {

@@ -13,6 +13,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 )
 
 // regionalBigQuery keeps each job in one location and finds it only as
@@ -335,6 +336,10 @@ type locations struct {
 func (locations) TableType(context.Context, string, string, string) (string, error) { return "", nil }
 
 func (locations) DatasetIDs(context.Context, string) ([]string, error) { return nil, nil }
+
+func (locations) TableLayout(context.Context, string, string, string) (*bqtype.TableLayout, error) {
+	return nil, nil
+}
 
 func (l locations) DatasetLocation(ctx context.Context, project, dataset string) (string, error) {
 	if l.dataset == nil {

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -51,6 +52,10 @@ type Service struct {
 	// views remembers the tables under views for the dataset allowlist
 	// (allow.go).
 	views *ttlCache[tableRef, []tableRef]
+	// partitions remembers tables' partition sizes for cost advice
+	// (advice.go), made on first use.
+	partitions     *ttlCache[tableRef, *partitionSizes]
+	partitionsOnce sync.Once
 	// follower settles the cost of jobs that outlived their call
 	// (settle.go).
 	follower *follower

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"context"
+	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -59,4 +60,42 @@ func (s *Service) DatasetIDs(ctx context.Context, project string) ([]string, err
 		return nil, err
 	}
 	return d.ids, nil
+}
+
+// TableLayout reports a table's size, partitioning (type, column and its
+// type, integer range, whether a partition filter is required) and
+// clustering from the cached tables.get answer fullSchema keeps: the
+// query service's cost advice asks it.
+func (s *Service) TableLayout(ctx context.Context, project, dataset, table string) (*bqtype.TableLayout, error) {
+	ts, err := s.fullSchema(ctx, bqtype.TableRef{Project: project, Dataset: dataset, Table: table}.String())
+	if err != nil {
+		return nil, err
+	}
+	return layoutOf(ts), nil
+}
+
+// layoutOf reads a table's layout from its schema.
+func layoutOf(ts *TableSchema) *bqtype.TableLayout {
+	out := &bqtype.TableLayout{Type: ts.Type, NumBytes: ts.NumBytes, Clustering: ts.Clustering}
+	p := ts.Partitioning
+	if p == nil {
+		return out
+	}
+	pl := &bqtype.PartitionLayout{Type: p.Type, Column: p.Field, RequireFilter: p.RequireFilter}
+	if pl.Column == "" {
+		// Ingestion-time partitioning.
+		pl.Column, pl.ColumnType = "_PARTITIONTIME", "TIMESTAMP"
+	} else {
+		for _, c := range ts.Columns {
+			if strings.EqualFold(c.Name, pl.Column) {
+				pl.ColumnType = c.Type
+				break
+			}
+		}
+	}
+	if p.RangeStart != nil && p.RangeEnd != nil && p.RangeInterval != nil {
+		pl.RangeStart, pl.RangeEnd, pl.RangeInterval = *p.RangeStart, *p.RangeEnd, *p.RangeInterval
+	}
+	out.Partitioning = pl
+	return out
 }

@@ -196,6 +196,12 @@ export interface DryRunSQLResult {
   wouldExecute: boolean;
   location?: string;
   note?: string;
+  // Changes that would read less: partition filters with what each reads (readsBytes), clustering columns; method says where figures come from.
+  advice?: {
+    change: string;
+    readsBytes?: number;
+    method?: string;
+  }[];
 }
 
 // The result of each tool the app shows, by the tool's name.

@@ -1,0 +1,191 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+)
+
+// partitionBigQuery fakes the REST API for advice: dry runs answer from
+// plans (every SQL reads p.sales.events), INFORMATION_SCHEMA.PARTITIONS
+// answers 60 day partitions of 1 MiB each, the most recent today, and
+// bills 10 MB; any other jobs.query is a job, counted.
+type partitionBigQuery struct {
+	t     *testing.T
+	bytes map[string]int64
+
+	mu      sync.Mutex
+	lookups int
+	jobs    int
+}
+
+const partitionMiB = 1 << 20
+
+func (f *partitionBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
+		var job bq.Job
+		_ = json.NewDecoder(r.Body).Decode(&job)
+		n := f.bytes[job.Configuration.Query.Query]
+		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
+		job.Status = &bq.JobStatus{State: "DONE"}
+		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: n, Query: &bq.JobStatistics2{
+			StatementType: "SELECT", TotalBytesProcessed: n, ReferencedTables: tableRefs([]string{"p.sales.events"}),
+		}}
+		writeJSON(w, http.StatusOK, &job)
+	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/queries":
+		var req bq.QueryRequest
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if strings.Contains(req.Query, "`p.sales.INFORMATION_SCHEMA.PARTITIONS`") {
+			f.lookups++
+			if len(req.QueryParameters) != 1 || req.QueryParameters[0].ParameterValue.Value != "events" {
+				f.t.Errorf("partition lookup parameters = %+v", req.QueryParameters)
+			}
+			var rows []*bq.TableRow
+			day := time.Now().UTC()
+			for i := 0; i < 60; i++ {
+				id := day.AddDate(0, 0, -i).Format("20060102")
+				rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.Itoa(partitionMiB)}}})
+			}
+			writeJSON(w, http.StatusOK, &bq.QueryResponse{
+				JobReference: &bq.JobReference{ProjectId: "p", JobId: "lookup", Location: "US"},
+				JobComplete:  true, TotalRows: 60, Rows: rows, TotalBytesProcessed: 1 << 16, TotalBytesBilled: 10 << 20,
+			})
+			return
+		}
+		f.jobs++
+		writeJSON(w, http.StatusOK, &bq.QueryResponse{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: "job_1", Location: "US"},
+			JobComplete:  true, TotalRows: 1, TotalBytesBilled: 1,
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
+			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
+		})
+	default:
+		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+r.URL.Path))
+	}
+}
+
+func newAdviceService(t *testing.T, requireFilter bool) (*Service, *partitionBigQuery) {
+	t.Helper()
+	fake := &partitionBigQuery{t: t, bytes: map[string]int64{
+		"SELECT * FROM sales.events":                                          30 * partitionMiB,
+		"SELECT * FROM sales.events WHERE ts >= DATE '2024-01-01'":            2 * partitionMiB,
+		"SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1": partitionMiB,
+	}}
+	s := newSlowService(t, fake)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
+		"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB, Clustering: []string{"customer_id"},
+			Partitioning: &bqtype.PartitionLayout{Type: "DAY", Column: "ts", ColumnType: "DATE", RequireFilter: requireFilter}},
+	}}
+	return s, fake
+}
+
+func TestDryRunAdvisesPartitionFilterWithPartitionSizes(t *testing.T) {
+	s, fake := newAdviceService(t, false)
+	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The query reads 30 of the table's 60 MiB: half of each partition.
+	want := map[string]int64{"last 1 day": partitionMiB / 2, "last 7 days": 7 * partitionMiB / 2, "last 30 days": 30 * partitionMiB / 2}
+	var head Advice
+	got := map[string]int64{}
+	var last int64
+	for _, a := range out.Advice {
+		if strings.Contains(a.Change, "partitioned by DAY on ts (DATE)") {
+			head = a
+		}
+		for w := range want {
+			if strings.Contains(a.Change, "("+w+")") {
+				got[w] = a.ReadsBytes
+				if a.ReadsBytes < last {
+					t.Errorf("advice not cheapest first: %+v", out.Advice)
+				}
+				last = a.ReadsBytes
+			}
+		}
+	}
+	if head.Change == "" || !strings.Contains(head.Method, "INFORMATION_SCHEMA.PARTITIONS") || !strings.Contains(head.Method, "50%") || !strings.Contains(head.Method, "10 MB") {
+		t.Errorf("no partition advice with its method: %+v", out.Advice)
+	}
+	for w, n := range want {
+		if got[w] != n {
+			t.Errorf("%s reads %d, want %d (advice %+v)", w, got[w], n, out.Advice)
+		}
+	}
+	if !strings.Contains(out.Advice[len(out.Advice)-1].Change, "clustered by customer_id") {
+		t.Errorf("no clustering advice: %+v", out.Advice)
+	}
+	b, _ := json.Marshal(out)
+	t.Logf("dry_run_sql answer with advice: %d bytes: %s", len(b), b)
+	if len(b) >= 2048 {
+		t.Errorf("answer with advice is %d bytes, want under 2 KB", len(b))
+	}
+	// The lookup is billed to the caller; a second call reuses it.
+	rep, err := s.cfg.State.Report(context.Background(), "")
+	if err != nil || rep.Today.BytesBilled != 10<<20 {
+		t.Errorf("spend after lookup = %+v, %v; want 10 MB billed", rep.Today, err)
+	}
+	if _, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events"}); err != nil {
+		t.Fatal(err)
+	}
+	if fake.lookups != 1 {
+		t.Errorf("INFORMATION_SCHEMA lookups = %d, want 1 (cached)", fake.lookups)
+	}
+}
+
+func TestFilteredQueryGetsNoPartitionAdvice(t *testing.T) {
+	s, fake := newAdviceService(t, true)
+	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events WHERE ts >= DATE '2024-01-01'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range out.Advice {
+		if strings.Contains(a.Change, "partition") || a.ReadsBytes != 0 {
+			t.Errorf("partition advice for a filtered query: %+v", a)
+		}
+	}
+	if fake.lookups != 0 {
+		t.Errorf("INFORMATION_SCHEMA lookups = %d, want 0", fake.lookups)
+	}
+}
+
+func TestRequirePartitionFilterRefusedBeforeAnyJob(t *testing.T) {
+	s, fake := newAdviceService(t, true)
+	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Advice) == 0 || !strings.Contains(out.Advice[0].Change, "requires a filter on ts") {
+		t.Errorf("dry run advice does not say the filter is required: %+v", out.Advice)
+	}
+	_, err = s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
+	e := bqerr.From(err)
+	if err == nil || e.Code != bqerr.InvalidArgument || !strings.Contains(e.Message, "requires a filter on its partition column ts (DATE)") ||
+		!strings.Contains(e.Hint, "WHERE ts >= DATE_SUB(CURRENT_DATE(), INTERVAL 6 DAY)") {
+		t.Fatalf("Execute = %v (%+v), want a refusal naming the partition column", err, e)
+	}
+	if fake.jobs != 0 {
+		t.Errorf("jobs started = %d, want 0", fake.jobs)
+	}
+	if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1"}); err != nil {
+		t.Fatalf("filtered query refused: %v", err)
+	}
+	if fake.jobs != 1 {
+		t.Errorf("jobs started = %d, want 1", fake.jobs)
+	}
+}
