@@ -47,6 +47,8 @@ type account struct {
 	dayOf    string
 	seen     time.Time
 	reserved int64
+	// recent is the last settled jobs (Recent).
+	recent recentJobs
 }
 
 // reservation is bytes held for one job of principal.
@@ -60,6 +62,9 @@ type Usage struct {
 	Jobs           int64 `json:"jobs"`
 	BytesProcessed int64 `json:"bytesProcessed"`
 	BytesBilled    int64 `json:"bytesBilled"`
+	// Job, set only on a Settle, is the settled job for the principal's
+	// list of last jobs (RecentJobs); nil adds nothing to it.
+	Job *FinishedJob `json:"-"`
 }
 
 // NewBudget returns a ledger with the given limits in bytes billed; zero
@@ -208,6 +213,9 @@ func (b *Budget) Settle(id string, u Usage) bool {
 	a := b.account(r.principal)
 	a.reserved -= r.bytes
 	a.charge(u)
+	if u.Job != nil {
+		a.recent.add(*u.Job)
+	}
 	return true
 }
 

@@ -27,6 +27,9 @@ type JobRecord struct {
 	// job's bytes billed settle it.
 	Reservation string
 	Started     time.Time
+	// Tool started the job (its mcp_tool label) and Statement is the kind
+	// of statement it runs, for the caller's list of last jobs.
+	Tool, Statement string
 }
 
 // ErrJobNotRecorded: no record of the job, which this server did not start

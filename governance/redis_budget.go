@@ -160,8 +160,11 @@ return {1, left, held + bytes}
 
 // settleScript ends a reservation and charges its job, once. ARGV[5] id,
 // [6] jobs, [7] bytes processed, [8] billed, [9] "1" for an unheld
-// reservation. KEYS[6] is the marker of an unheld reservation (it lives
-// as long as an ended one is remembered). A held reservation is charged
+// reservation, [10] the settled job for the principal's list of last
+// jobs ("" for none), [11] that list's length, [12] its TTL (ms). KEYS[6]
+// is the marker of an unheld reservation (it lives as long as an ended one
+// is remembered), KEYS[7] the list: written in the same step as the
+// charge, so a job is listed once, when it is charged. A held reservation is charged
 // when its hold is found, and also when neither its hold nor its end is:
 // the store lost the hold, not the job's cost. Returns 1 when this call
 // charged the job.
@@ -176,6 +179,11 @@ else
 end
 charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
 touch()
+if ARGV[10] ~= '' then
+  redis.call('LPUSH', KEYS[7], ARGV[10])
+  redis.call('LTRIM', KEYS[7], 0, tonumber(ARGV[11]) - 1)
+  redis.call('PEXPIRE', KEYS[7], tonumber(ARGV[12]))
+end
 return 1
 `)
 
@@ -344,8 +352,8 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 			if !held {
 				unheld = "1"
 			}
-			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation),
-				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld)...).Int64()
+			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u), MaxRecentJobs, r.cfg.JobTTL.Milliseconds())...).Int64()
 			done = n == 1
 			return err
 		})

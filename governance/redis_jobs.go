@@ -30,7 +30,7 @@ func (r *Redis) RecordJob(ctx context.Context, j JobRecord) error {
 				view = "1"
 			}
 			_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-				p.HSet(ctx, key, "p", j.Principal, "l", j.Location, "v", view, "r", j.Reservation, "t", j.Started.UnixMilli())
+				p.HSet(ctx, key, "p", j.Principal, "l", j.Location, "v", view, "r", j.Reservation, "t", j.Started.UnixMilli(), "tl", j.Tool, "st", j.Statement)
 				// Kept twice its lifetime, so that its owner learns it
 				// expired rather than that it never was. The TTL is
 				// counted by this instance's clock, as the lookup's
@@ -66,7 +66,7 @@ func (r *Redis) LookupJob(ctx context.Context, id string) (JobRecord, error) {
 		if err != nil {
 			return fmt.Errorf("job record %s has no start time", id)
 		}
-		rec = JobRecord{ID: id, Principal: m["p"], Location: m["l"], ThroughView: m["v"] == "1", Reservation: m["r"], Started: time.UnixMilli(ms)}
+		rec = JobRecord{ID: id, Principal: m["p"], Location: m["l"], ThroughView: m["v"] == "1", Reservation: m["r"], Started: time.UnixMilli(ms), Tool: m["tl"], Statement: m["st"]}
 		found = true
 		return nil
 	})

@@ -34,6 +34,10 @@ type State interface {
 	// LookupJob returns a job's record: ErrJobNotRecorded when there is
 	// none, a *ForgottenJobError when it expired or was evicted.
 	LookupJob(ctx context.Context, id string) (JobRecord, error)
+	// RecentJobs is principal's last settled jobs (those Settle was given
+	// with Usage.Job), newest first: at most MaxRecentJobs, none older
+	// than a job record's lifetime.
+	RecentJobs(ctx context.Context, principal string) ([]FinishedJob, error)
 }
 
 // Memory is State kept in this process: the Budget's ledger and a

@@ -102,6 +102,8 @@ type request struct {
 	maxRows        int
 	maxBytesBilled int64
 	timeout        time.Duration
+	// meta is what the caller's list of last jobs says of its job.
+	meta jobMeta
 	// wait is how long the call waits for the job before it answers
 	// jobComplete:false (never beyond timeout, where the job is cancelled).
 	wait time.Duration
@@ -208,6 +210,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	if err := s.admit(ctx, r); err != nil {
 		return nil, err
 	}
+	r.meta = metaOf(ctx, r)
 
 	op := s.operation(r.sql)
 	req, err := s.queryRequest(ctx, r)
@@ -228,14 +231,14 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 			s.release(ctx, r)
 		} else {
 			s.own(ctx, r, job)
-			s.followJob(ctx, job, r.reservation, r.estimate)
+			s.followJob(ctx, job, r.reservation, r.estimate, r.meta)
 		}
 		return nil, err
 	}
 	s.own(ctx, r, p.job)
 	if p, err = s.await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
 		err = s.fail(ctx, err, r, p.job.id, p.job.location)
-		s.settleFromJob(ctx, p.job, r.reservation, r.estimate)
+		s.settleFromJob(ctx, p.job, r.reservation, r.estimate, r.meta)
 		return nil, err
 	}
 	out := &ExecuteOutput{JobID: p.job.id, Location: p.job.location}
@@ -244,11 +247,11 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 			// The query's own time is up: stop the job.
 			<-ctx.Done()
 			err := s.fail(ctx, ctx.Err(), r, p.job.id, p.job.location)
-			s.followJob(ctx, p.job, r.reservation, r.estimate)
+			s.followJob(ctx, p.job, r.reservation, r.estimate, r.meta)
 			return nil, err
 		}
 		s.stillRunning(ctx, p.job, start, out)
-		s.followJob(ctx, p.job, r.reservation, r.estimate)
+		s.followJob(ctx, p.job, r.reservation, r.estimate, r.meta)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
@@ -256,8 +259,9 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	// The job is done: its cost is settled before its rows are read, which
 	// may fail without changing what it billed.
 	if p.billed {
-		s.settle(ctx, p.job.id, r.reservation, p.bytesProcessed, p.bytesBilled)
-	} else if st, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate); ok {
+		s.settleJob(ctx, p.job, r.reservation, r.meta, jobStatus{bytesProcessed: p.bytesProcessed, bytesBilled: p.bytesBilled,
+			slotMs: p.slotMs, haveSlotMs: true, cacheHit: p.cacheHit, statement: statementType(r.sql, p)})
+	} else if st, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate, r.meta); ok {
 		p.billedBy(st)
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format

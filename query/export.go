@@ -65,6 +65,7 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput) (*ResultTable
 	if err := s.admit(ctx, r); err != nil {
 		return nil, err
 	}
+	r.meta = metaOf(ctx, r)
 	// The ID is chosen before the first attempt (insertQuery). Without
 	// dashes it is also a valid dataset ID, which the emulator names the
 	// result's dataset after.
@@ -83,15 +84,15 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput) (*ResultTable
 	}
 	if err != nil {
 		err = s.fail(ctx, err, r, job.id, job.location)
-		s.settleFromJob(ctx, job, r.reservation, r.estimate)
+		s.settleFromJob(ctx, job, r.reservation, r.estimate, r.meta)
 		return nil, err
 	}
 	bj, status, err := s.job(ctx, job.id, job.location)
 	if err != nil {
-		s.followJob(ctx, job, r.reservation, r.estimate)
+		s.followJob(ctx, job, r.reservation, r.estimate, r.meta)
 		return nil, err
 	}
-	s.settleSeen(ctx, jobAccess{rec: governance.JobRecord{ID: job.id, Reservation: r.reservation}, recorded: true}, status)
+	s.settleSeen(ctx, jobAccess{rec: governance.JobRecord{ID: job.id, Location: job.location, Reservation: r.reservation, Tool: r.meta.tool, Statement: r.meta.statement, Started: r.meta.started}, recorded: true}, status)
 	if err := status.Err(); err != nil {
 		return nil, s.fail(ctx, err, r, job.id, job.location)
 	}

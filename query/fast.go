@@ -244,6 +244,13 @@ type jobStatus struct {
 	state                               string
 	bytesProcessed, bytesBilled, slotMs int64
 	created                             time.Time
+	// For the caller's list of last jobs (usage): BigQuery's statement
+	// type, whether the cache answered, when the job ran. haveSlotMs is
+	// set when slotMs is the job's word.
+	statement      string
+	cacheHit       bool
+	haveSlotMs     bool
+	started, ended time.Time
 }
 
 // billedBy puts the bytes billed and slot time jobs.get gave for p's
@@ -269,15 +276,21 @@ func (s *Service) jobState(ctx context.Context, job jobHandle) (*jobStatus, erro
 		st.state = j.Status.State
 	}
 	if stats := j.Statistics; stats != nil {
-		st.bytesProcessed, st.slotMs = stats.TotalBytesProcessed, stats.TotalSlotMs
+		st.bytesProcessed, st.slotMs, st.haveSlotMs = stats.TotalBytesProcessed, stats.TotalSlotMs, true
 		if q := stats.Query; q != nil {
-			st.bytesBilled = q.TotalBytesBilled
+			st.bytesBilled, st.cacheHit, st.statement = q.TotalBytesBilled, q.CacheHit, q.StatementType
 			if st.slotMs == 0 {
 				st.slotMs = q.TotalSlotMs
 			}
 		}
 		if stats.CreationTime > 0 {
 			st.created = time.UnixMilli(stats.CreationTime)
+		}
+		if stats.StartTime > 0 {
+			st.started = time.UnixMilli(stats.StartTime)
+		}
+		if stats.EndTime > 0 {
+			st.ended = time.UnixMilli(stats.EndTime)
 		}
 	}
 	return st, nil

@@ -134,11 +134,12 @@ func (s *Service) settleSeen(ctx context.Context, acc jobAccess, st *bigquery.Jo
 	if !acc.recorded || st == nil || st.State != bigquery.Done || st.Statistics == nil {
 		return
 	}
-	var billed int64
+	js := jobStatus{state: "DONE", bytesProcessed: st.Statistics.TotalBytesProcessed, started: st.Statistics.StartTime, ended: st.Statistics.EndTime}
 	if qs, ok := st.Statistics.Details.(*bigquery.QueryStatistics); ok {
-		billed = qs.TotalBytesBilled
+		js.bytesBilled, js.cacheHit, js.statement = qs.TotalBytesBilled, qs.CacheHit, qs.StatementType
+		js.slotMs, js.haveSlotMs = qs.SlotMillis, true
 	}
-	s.settle(ctx, acc.rec.ID, acc.rec.Reservation, st.Statistics.TotalBytesProcessed, billed)
+	s.settleJob(ctx, jobHandle{id: acc.rec.ID, location: acc.rec.Location}, acc.rec.Reservation, recMeta(acc.rec), js)
 }
 
 func (s *Service) job(ctx context.Context, id, loc string) (*bigquery.Job, *bigquery.JobStatus, error) {

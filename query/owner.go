@@ -34,6 +34,7 @@ func (s *Service) own(ctx context.Context, r *request, job jobHandle) {
 	rec := governance.JobRecord{
 		ID: job.id, Principal: auth.CallerFrom(ctx).Principal, Location: job.location,
 		ThroughView: r.throughView, Reservation: r.reservation,
+		Tool: r.meta.tool, Statement: r.meta.statement, Started: r.meta.started,
 	}
 	if err := s.cfg.State.RecordJob(context.WithoutCancel(ctx), rec); err != nil {
 		s.log.WarnContext(ctx, "job not recorded: only its own call can read it", "job_id", job.id, "error", bqerr.Redact(err.Error()))

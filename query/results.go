@@ -64,7 +64,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	if err != nil {
 		if acc.recorded && s.follower.has(id) {
 			// A job that failed has ended: settle what it billed.
-			s.settleFromJob(ctx, job, acc.rec.Reservation, 0)
+			s.settleFromJob(ctx, job, acc.rec.Reservation, 0, recMeta(acc.rec))
 		}
 		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
 	}
@@ -78,7 +78,7 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	if acc.recorded && s.follower.has(id) {
 		// The job outlived the call that started it and ends here:
 		// getQueryResults has no bytes billed, so jobs.get settles it.
-		if st, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0); ok {
+		if st, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0, recMeta(acc.rec)); ok {
 			p.billedBy(st)
 		}
 	}

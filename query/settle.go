@@ -12,6 +12,7 @@ package query
 // tools that see the same end charge it once.
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
 // reserve holds bytes of the caller's budget for r's job, once per
@@ -48,17 +50,85 @@ func (s *Service) release(ctx context.Context, r *request) {
 	r.reservation = ""
 }
 
-// settle charges a finished job's cost in place of its hold. It is safe to
-// call for a job already settled (nothing happens) and for one this server
-// did not start (reservation "").
+// jobMeta is what a settlement needs of a job beyond its statistics, for
+// the caller's list of last jobs: the tool that started it, its statement
+// kind as the server read it, and when it was started.
+type jobMeta struct {
+	tool, statement string
+	started         time.Time
+}
+
+// metaOf is the meta of the job r starts now, under ctx's labels.
+func metaOf(ctx context.Context, r *request) jobMeta {
+	return jobMeta{tool: governance.JobLabels(ctx)["mcp_tool"], statement: statementKind(r.sql), started: time.Now()}
+}
+
+// recMeta is the meta a job record kept.
+func recMeta(rec governance.JobRecord) jobMeta {
+	return jobMeta{tool: rec.Tool, statement: rec.Statement, started: rec.Started}
+}
+
+// statementKind names the kind of statement sql is: SELECT for a
+// read-only query, else its leading keyword, SCRIPT for several
+// statements.
+func statementKind(sql string) string {
+	if sqltext.CheckReadOnly(sql) == nil {
+		return "SELECT"
+	}
+	toks, _ := sqltext.Lex(sql)
+	stmts := sqltext.Split(toks)
+	if len(stmts) != 1 {
+		return "SCRIPT"
+	}
+	kw, _ := sqltext.LeadingKeyword(stmts[0])
+	return kw
+}
+
+// settle is the follower's settlement (NewService): what the follower saw
+// of the job comes in ctx (withSeen), for the caller's list of last jobs.
 func (s *Service) settle(ctx context.Context, jobID, reservation string, bytesProcessed, bytesBilled int64) {
-	s.follower.drop(jobID)
+	seen, ok := ctx.Value(seenKey{}).(seenJob)
+	if !ok || seen.job.id != jobID {
+		seen = seenJob{job: jobHandle{id: jobID}}
+	}
+	seen.st.bytesProcessed, seen.st.bytesBilled = bytesProcessed, bytesBilled
+	s.settleJob(ctx, seen.job, reservation, seen.meta, seen.st)
+}
+
+type seenKey struct{}
+
+// seenJob is what the follower saw of a job it settles.
+type seenJob struct {
+	job  jobHandle
+	meta jobMeta
+	st   jobStatus
+}
+
+// withSeen returns ctx carrying what the follower saw of f's job.
+func withSeen(ctx context.Context, f followed, st jobStatus) context.Context {
+	return context.WithValue(ctx, seenKey{}, seenJob{job: f.job, meta: f.meta, st: st})
+}
+
+// settleJob charges a finished job's cost in place of its hold, and lists
+// it among the caller's last jobs in the same step. It is safe to call for
+// a job already settled (nothing happens) and for one this server did not
+// start (reservation "").
+func (s *Service) settleJob(ctx context.Context, job jobHandle, reservation string, meta jobMeta, st jobStatus) {
+	s.follower.drop(job.id)
 	if reservation == "" {
 		return
 	}
-	u := governance.Usage{Jobs: 1, BytesProcessed: bytesProcessed, BytesBilled: bytesBilled}
+	fin := &governance.FinishedJob{
+		ID: job.id, Location: job.location, Tool: meta.tool, Statement: cmp.Or(st.statement, meta.statement),
+		BytesBilled: st.bytesBilled, SlotMs: st.slotMs, HaveSlotMs: st.haveSlotMs, CacheHit: st.cacheHit,
+		Started: cmp.Or(st.started, meta.started), Ended: cmp.Or(st.ended, time.Now()),
+	}
+	if fin.Started.IsZero() || fin.Started.After(fin.Ended) {
+		fin.Started = fin.Ended
+	}
+	u := governance.Usage{Jobs: 1, BytesProcessed: st.bytesProcessed, BytesBilled: st.bytesBilled, Job: fin}
 	if _, err := s.cfg.State.Settle(context.WithoutCancel(ctx), reservation, u); err != nil {
-		s.log.WarnContext(ctx, "job cost not settled", "job_id", jobID, "error", bqerr.Redact(err.Error()))
+		s.log.WarnContext(ctx, "job cost not settled", "job_id", job.id, "error", bqerr.Redact(err.Error()))
 	}
 }
 
@@ -66,7 +136,7 @@ func (s *Service) settle(ctx context.Context, jobID, reservation string, bytesPr
 // (getQueryResults, a failed or cancelled call): one jobs.get reads them.
 // A job not yet done, or a jobs.get that fails, leaves it to the follower.
 // It returns what jobs.get said of the job when it settled.
-func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation string, estimate int64) (*jobStatus, bool) {
+func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation string, estimate int64, meta jobMeta) (*jobStatus, bool) {
 	if reservation == "" {
 		return nil, false
 	}
@@ -74,10 +144,10 @@ func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation 
 	defer cancel()
 	st, err := s.jobState(jctx, job)
 	if err != nil || st.state != "DONE" {
-		s.followJob(ctx, job, reservation, estimate)
+		s.followJob(ctx, job, reservation, estimate, meta)
 		return nil, false
 	}
-	s.settle(ctx, job.id, reservation, st.bytesProcessed, st.bytesBilled)
+	s.settleJob(ctx, job, reservation, meta, *st)
 	return st, true
 }
 
@@ -85,15 +155,15 @@ func (s *Service) settleFromJob(ctx context.Context, job jobHandle, reservation 
 // follower cannot take it (full, or the server is stopping), the job is
 // charged its estimate now: its hold must end, and the estimate is the
 // best word on its cost there is.
-func (s *Service) followJob(ctx context.Context, job jobHandle, reservation string, estimate int64) {
+func (s *Service) followJob(ctx context.Context, job jobHandle, reservation string, estimate int64, meta jobMeta) {
 	if reservation == "" {
 		return
 	}
-	if s.follower.add(followed{job: job, reservation: reservation, estimate: estimate, caller: auth.CallerFrom(ctx)}) {
+	if s.follower.add(followed{job: job, reservation: reservation, estimate: estimate, meta: meta, caller: auth.CallerFrom(ctx)}) {
 		return
 	}
 	s.log.WarnContext(ctx, "job charged its estimate: it cannot be followed to its end", "job_id", job.id, "estimate", estimate)
-	s.settle(ctx, job.id, reservation, estimate, estimate)
+	s.settleJob(ctx, job, reservation, meta, jobStatus{bytesProcessed: estimate, bytesBilled: estimate})
 }
 
 const (
@@ -116,6 +186,7 @@ type followed struct {
 	job         jobHandle
 	reservation string
 	estimate    int64
+	meta        jobMeta
 	// caller is who started the job: in oauth mode their token is the
 	// credential jobs.get needs.
 	caller auth.Caller
@@ -253,12 +324,12 @@ func (w *follower) check(f followed) {
 		return
 	case err == nil && st.state == "DONE":
 		w.drop(f.job.id)
-		w.settle(ctx, f, st.bytesProcessed, st.bytesBilled)
+		w.settle(withSeen(ctx, f, *st), f, st.bytesProcessed, st.bytesBilled)
 	case err != nil && isNotFound(err), time.Since(f.since) > followFor:
 		// A job BigQuery does not know (the emulator keeps no jobs.query
 		// jobs) cannot be learned about by asking again.
 		w.drop(f.job.id)
-		w.settle(ctx, f, f.estimate, f.estimate)
+		w.settle(withSeen(ctx, f, jobStatus{}), f, f.estimate, f.estimate)
 	default:
 		w.mu.Lock()
 		if g, ok := w.jobs[f.job.id]; ok {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -26,6 +27,23 @@ type UsageOutput struct {
 	Note           string     `json:"note,omitempty"`
 	// Scope says whose spending this is and where it is kept.
 	Scope string `json:"scope"`
+	// LastJobs are the caller's last settled jobs, newest first.
+	LastJobs []UsageJob `json:"lastJobs,omitempty" jsonschema:"The caller's last jobs (at most 10, newest first, the last 24 hours), each priced at its own location."`
+}
+
+// UsageJob is one of the caller's last jobs, compact: the answer counts
+// against the agent's context.
+type UsageJob struct {
+	// At is when the job ended (UTC, RFC 3339, seconds).
+	At          string `json:"at"`
+	Tool        string `json:"tool,omitempty"`
+	Statement   string `json:"statement,omitempty"`
+	BytesBilled int64  `json:"bytesBilled"`
+	// CostUSD is absent when unknown (editions without slot time).
+	CostUSD    *float64 `json:"costUSD,omitempty"`
+	CacheHit   bool     `json:"cacheHit,omitempty"`
+	DurationMs int64    `json:"durationMs"`
+	JobID      string   `json:"jobId"`
 }
 
 // Usage reports the calling principal's jobs, bytes, holds and budget.
@@ -39,6 +57,10 @@ func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error)
 	if p != "" {
 		scope = p + " on this server instance"
 	}
+	jobs, err := s.cfg.State.RecentJobs(ctx, p)
+	if err != nil {
+		return nil, bqerr.New(bqerr.Unavailable, "the server's job records could not be read").WithCause(err)
+	}
 	price := s.price(s.cfg.Location)
 	out := &UsageOutput{Report: r, PricePerTiBUSD: price.PerTiBUSD, Price: price, Scope: scope}
 	if usd, ok := price.FromBytes(r.Session.BytesBilled); ok {
@@ -47,5 +69,20 @@ func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error)
 	} else {
 		out.Note = "Editions billing: the costs here are 0, since this ledger counts bytes, not slot time; each job's answer (execute_sql, get_job) gives its costUSD."
 	}
+	out.LastJobs = s.usageJobs(jobs)
 	return out, nil
+}
+
+// usageJobs lists jobs for usage, each priced at its own location.
+func (s *Service) usageJobs(jobs []governance.FinishedJob) []UsageJob {
+	out := make([]UsageJob, 0, len(jobs))
+	for _, j := range jobs {
+		usd, _ := s.jobCost(j.Location, j.BytesBilled, j.SlotMs, j.HaveSlotMs)
+		out = append(out, UsageJob{
+			At: j.Ended.UTC().Format(time.RFC3339), Tool: j.Tool, Statement: j.Statement,
+			BytesBilled: j.BytesBilled, CostUSD: usd, CacheHit: j.CacheHit,
+			DurationMs: j.Ended.Sub(j.Started).Milliseconds(), JobID: j.ID,
+		})
+	}
+	return out
 }

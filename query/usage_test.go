@@ -1,0 +1,79 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
+)
+
+// usage lists each principal's own last jobs, newest first, priced at
+// their location, after a mix of jobs from two principals: in memory, and
+// on Redis shared by two instances (each principal served by either).
+func TestUsageLastJobsPerPrincipal(t *testing.T) {
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			fake := newLedgerBigQuery(t, 3*mib, 2*mib, 0)
+			a, b := newLedgerService(t, fake, 0, 100*tib), newLedgerService(t, fake, 0, 100*tib)
+			if backend == "redis" {
+				rs := redistest.Start(t)
+				start := redistest.Today(t, 10)
+				for _, s := range []*Service{a, b} {
+					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), Prefix: "usage:", PerDay: 100 * tib,
+						Now: func() time.Time { return start }})
+					t.Cleanup(func() { st.Close() })
+					s.cfg.State = st
+				}
+			} else {
+				b.cfg.State = a.cfg.State
+			}
+			label := func(p, tool string) context.Context {
+				return governance.WithJobLabels(as(p), map[string]string{"mcp_tool": tool})
+			}
+			alice, bob := label("token:alice", "execute_sql"), label("token:bob", "execute_sql")
+			ran := map[string][]string{}
+			for i, c := range []struct {
+				ctx context.Context
+				who string
+				s   *Service
+			}{{alice, "alice", a}, {bob, "bob", b}, {alice, "alice", b}, {alice, "alice", a}, {bob, "bob", a}} {
+				out, err := c.s.Execute(c.ctx, ExecuteInput{SQL: fmt.Sprintf("SELECT %d FROM sales.t", i)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ran[c.who] = append(ran[c.who], out.JobID)
+			}
+			for who, ctx := range map[string]context.Context{"alice": alice, "bob": bob} {
+				for _, s := range []*Service{a, b} {
+					u, err := s.Usage(ctx, UsageInput{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := ran[who]
+					if len(u.LastJobs) != len(want) {
+						t.Fatalf("%s: lastJobs %+v, want %v", who, u.LastJobs, want)
+					}
+					for i, j := range u.LastJobs {
+						if j.JobID != want[len(want)-1-i] { // newest first
+							t.Errorf("%s: lastJobs[%d] = %s, want %s (of %v)", who, i, j.JobID, want[len(want)-1-i], want)
+						}
+						if j.Tool != "execute_sql" || j.Statement != "SELECT" || j.BytesBilled != 2*mib || j.CostUSD == nil || j.At == "" || j.DurationMs < 0 {
+							t.Errorf("%s: job %+v", who, j)
+						}
+						if usd, _ := a.price("US").FromBytes(2 * mib); j.CostUSD != nil && *j.CostUSD != usd {
+							t.Errorf("%s: costUSD %v, want %v at the US price", who, *j.CostUSD, usd)
+						}
+					}
+					if u.Today.Jobs != int64(len(want)) {
+						t.Errorf("%s: today %+v, want %d jobs", who, u.Today, len(want))
+					}
+				}
+			}
+		})
+	}
+}
