@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"google.golang.org/api/iterator"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -73,6 +72,9 @@ func (s *arrowStream) Read(p []byte) (int, error) {
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]
+	if len(s.pending) == 0 {
+		s.pending = nil // the batch, read, is not kept while it is written
+	}
 	return n, nil
 }
 
@@ -98,13 +100,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 		return nil, 0, "", err
 	}
 	defer rdr.Release()
-	props := parquet.NewWriterProperties(
-		parquet.WithCompression(compress.Codecs.Snappy),
-		parquet.WithDataPageVersion(parquet.DataPageV2),
-		parquet.WithDataPageSize(pageBytes),
-		parquet.WithDictionaryPageSizeLimit(pageBytes),
-	)
-	fw, err := pqarrow.NewFileWriter(rdr.Schema(), nopCloser{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
+	pw, err := newParquetWriter(rdr.Schema(), nopCloser{w}, parquetProps())
 	if err != nil {
 		return nil, 0, "", err
 	}
@@ -112,14 +108,13 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 	report, last := progressOf(ctx), int64(0)
 	for rdr.Next() {
 		rec := rdr.Record()
-		if err := fw.WriteBuffered(rec); err != nil {
+		if err := pw.write(rec); err != nil {
 			return nil, 0, "", err
 		}
-		// Pages kept for a dictionary count in the first, pages already
-		// written to the row group's buffer in the second: neither alone
-		// is the row group's size.
-		if max(fw.RowGroupTotalCompressedBytes(), fw.RowGroupTotalBytesWritten()) >= rowGroupBytes {
-			fw.NewBufferedRowGroup()
+		if pw.rowGroupBytes() >= rowGroupBytes {
+			if err := pw.endRowGroup(); err != nil {
+				return nil, 0, "", err
+			}
 		}
 		n += rec.NumRows()
 		if report != nil && n-last >= progressRows {
@@ -130,7 +125,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 	if err := rdr.Err(); err != nil && err != io.EOF {
 		return nil, 0, "", err
 	}
-	if err := fw.Close(); err != nil {
+	if err := pw.close(); err != nil {
 		return nil, 0, "", err
 	}
 	var schema bigquery.Schema
@@ -171,6 +166,17 @@ const (
 	rowGroupBytes = 8 << 20
 	pageBytes     = 256 << 10
 )
+
+// parquetProps are the Parquet writer's properties: Snappy, V2 data pages,
+// pages and dictionaries of pageBytes, and opts (for tests).
+func parquetProps(opts ...parquet.WriterProperty) *parquet.WriterProperties {
+	return parquet.NewWriterProperties(append([]parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Snappy),
+		parquet.WithDataPageVersion(parquet.DataPageV2),
+		parquet.WithDataPageSize(pageBytes),
+		parquet.WithDictionaryPageSizeLimit(pageBytes),
+	}, opts...)...)
+}
 
 // nopCloser keeps the Parquet writer from closing the export's file, which
 // toFile syncs and renames itself.
