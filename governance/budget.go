@@ -214,7 +214,9 @@ func (b *Budget) Settle(id string, u Usage) bool {
 	a.reserved -= r.bytes
 	a.charge(u)
 	if u.Job != nil {
-		a.recent.add(*u.Job)
+		j := *u.Job
+		j.Settled = b.now()
+		a.recent.add(j)
 	}
 	return true
 }

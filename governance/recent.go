@@ -29,6 +29,10 @@ type FinishedJob struct {
 	CacheHit   bool      `json:"c,omitempty"`
 	Started    time.Time `json:"t0"`
 	Ended      time.Time `json:"t1"`
+	// Settled is when the state settled it, by the state's own clock
+	// (BigQuery's Started and Ended are by BigQuery's): how long it stays
+	// listed is counted from it.
+	Settled time.Time `json:"ts"`
 }
 
 // recentJobs is a principal's last settled jobs, oldest first, at most
@@ -47,11 +51,11 @@ func (r *recentJobs) add(j FinishedJob) {
 	}
 }
 
-// newestFirst returns the jobs that ended within ttl of now, newest first.
+// newestFirst returns the jobs settled within ttl of now, newest first.
 func newestFirst(jobs []FinishedJob, now time.Time, ttl time.Duration) []FinishedJob {
 	out := make([]FinishedJob, 0, len(jobs))
 	for i := len(jobs) - 1; i >= 0; i-- {
-		if now.Sub(jobs[i].Ended) < ttl {
+		if now.Sub(jobs[i].Settled) < ttl {
 			out = append(out, jobs[i])
 		}
 	}
@@ -101,12 +105,15 @@ func (r *Redis) RecentJobs(ctx context.Context, principal string) ([]FinishedJob
 	return newestFirst(jobs, r.now(), r.cfg.JobTTL), nil
 }
 
-// encodeFinished is u's job for the settle script ("" for none).
-func encodeFinished(u Usage) string {
+// encodeFinished is u's job, settled at now, for the settle script (""
+// for none).
+func encodeFinished(u Usage, now time.Time) string {
 	if u.Job == nil {
 		return ""
 	}
-	b, err := json.Marshal(u.Job)
+	j := *u.Job
+	j.Settled = now
+	b, err := json.Marshal(j)
 	if err != nil {
 		return ""
 	}

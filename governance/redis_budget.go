@@ -353,7 +353,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 				unheld = "1"
 			}
 			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
-				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u), MaxRecentJobs, r.cfg.JobTTL.Milliseconds())...).Int64()
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds())...).Int64()
 			done = n == 1
 			return err
 		})
