@@ -297,11 +297,12 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 // it elsewhere is still counted there.
 func identifiers(text *sqltext.Text) map[string]bool {
 	words := map[string]bool{}
-	toks := text.Tokens
-	for i, t := range toks {
-		if i > 0 && toks[i-1].IsWord("AS") && !(i+1 < len(toks) && toks[i+1].IsPunct('.')) {
+	n := text.NumTokens()
+	for i := range n {
+		if i > 0 && text.Token(i-1).IsWord("AS") && !(i+1 < n && text.Token(i+1).IsPunct('.')) {
 			continue
 		}
+		t := text.Token(i)
 		switch t.Kind {
 		case sqltext.Word:
 			words[strings.ToLower(t.Text)] = true

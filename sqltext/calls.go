@@ -28,21 +28,24 @@ func (r *reader) call(path []string) {
 	if len(p) < 2 {
 		return // a built-in or temporary function, or one of the default dataset's
 	}
-	ns := strings.ToUpper(p[0])
+	ns := upper(p[0])
 	if len(p) == 2 && builtinNamespaces[ns] {
 		if !objectNamespaces[ns] {
 			return
 		}
-		name := ns + "." + strings.ToUpper(p[1])
-		fn, ok := knownFunctions[name]
+		// The name is looked up in a buffer: it becomes a string only
+		// for a reason or a known call.
+		fname := strings.ToUpper(p[1])
+		var buf [64]byte
+		fn, ok := knownFunctions[string(append(append(append(buf[:0], ns...), '.'), fname...))]
 		if !ok {
-			r.unplaced("the function " + name + " is not one this server can check")
+			r.unplaced("the function " + ns + "." + fname + " is not one this server can check")
 			return
 		}
-		r.open(name, fn)
+		r.open(ns+"."+fname, fn)
 		return
 	}
-	r.add(Object{Kind: Routine, Path: path})
+	r.add(Routine, path, false)
 }
 
 // tableCall handles a call in a from-item position: a table-valued
@@ -56,11 +59,11 @@ func (r *reader) tableCall(path []string) {
 		r.open(name, fn)
 		return
 	}
-	if len(path) == 1 || len(path) == 2 && builtinNamespaces[strings.ToUpper(path[0])] {
+	if len(path) == 1 || len(path) == 2 && builtinNamespaces[upper(path[0])] {
 		r.unplaced("the table-valued function " + name + " is not one this server can check")
 		return
 	}
-	r.add(Object{Kind: Routine, Path: path})
+	r.add(Routine, path, false)
 }
 
 // open makes fn the call whose arguments the next '(' opens.
@@ -68,15 +71,16 @@ func (r *reader) open(name string, fn function) {
 	if fn.args == argsObjectRef {
 		r.unplaced(name + " reads Cloud Storage through the connection an ObjectRef names, which only the data knows")
 	}
-	r.pendingCall = &callState{name: name, fn: fn}
+	r.calls = append(grow(r.calls), callState{name: name, fn: fn})
+	r.pendingCall = int32(len(r.calls))
 }
 
 // callArgument reads the token at i when it starts the connection argument
 // of the call whose frame is on top (EXTERNAL_QUERY('conn', …),
 // OBJ.MAKE_REF(uri, 'conn')). It returns where to go on and whether it
 // consumed the argument.
-func (r *reader) callArgument(toks []Token, i int) (int, bool) {
-	c := r.top().call
+func (r *reader) callArgument(toks []token, i int) (int, bool) {
+	c := r.topCall()
 	if c == nil || !c.argStart {
 		return 0, false
 	}
@@ -84,12 +88,12 @@ func (r *reader) callArgument(toks []Token, i int) (int, bool) {
 	if c.fn.args != argsConnectionAt || c.arg != c.fn.connectionArg || c.connection {
 		return 0, false
 	}
-	if toks[i].IsPunct(')') || toks[i].IsPunct(',') || namedArgument(toks, i) {
+	if toks[i].isPunct(')') || toks[i].isPunct(',') || namedArgument(toks, i) {
 		return 0, false // no argument here, or a named one (connection_id => …)
 	}
-	path, next, ok := connectionName(toks, i, false, &r.steps)
-	if ok && next < len(toks) && (toks[next].IsPunct(',') || toks[next].IsPunct(')')) {
-		r.add(Object{Kind: Connection, Path: path})
+	path, next, ok := r.connectionName(toks, i, false)
+	if ok && next < len(toks) && (toks[next].isPunct(',') || toks[next].isPunct(')')) {
+		r.add(Connection, path, false)
 		c.connection = true
 		return next, true
 	}
@@ -115,16 +119,16 @@ func (r *reader) endCall(c *callState) {
 // connection reads the connection named at i (WITH CONNECTION x, where
 // paths name it; connection_id => 'x', where only a string does) and
 // returns the index after it.
-func (r *reader) connection(toks []Token, i int, paths bool) int {
-	if c := r.top().call; c != nil {
+func (r *reader) connection(toks []token, i int, paths bool) int {
+	if c := r.topCall(); c != nil {
 		c.connection = true
 	}
-	path, next, ok := connectionName(toks, i, paths, &r.steps)
+	path, next, ok := r.connectionName(toks, i, paths)
 	if !ok {
 		r.unplaced("a connection is named by something other than a literal name")
 		return i
 	}
-	r.add(Object{Kind: Connection, Path: path})
+	r.add(Connection, path, false)
 	return next
 }
 
@@ -132,15 +136,15 @@ func (r *reader) connection(toks []Token, i int, paths bool) int {
 // ('us.conn', 'p.us.conn', 'projects/p/locations/us/connections/conn'),
 // or where paths is set a path (`p.us.conn`, us.conn) or DEFAULT. In a
 // function's argument a path would be a column, whose value only the data
-// knows. It adds its work to *steps.
-func connectionName(toks []Token, i int, paths bool, steps *int) ([]string, int, bool) {
+// knows.
+func (r *reader) connectionName(toks []token, i int, paths bool) ([]string, int, bool) {
 	if i >= len(toks) {
 		return nil, i, false
 	}
-	if paths && toks[i].IsWord("DEFAULT") {
+	if paths && r.isWord(toks, i, "DEFAULT") {
 		return []string{"DEFAULT"}, i + 1, true
 	}
-	if v, next, ok := stringAt(toks, i, steps); ok {
+	if v, next, ok := stringAt(r.src, toks, i, &r.steps); ok {
 		if rest, ok := strings.CutPrefix(v, "projects/"); ok {
 			// The resource name form: projects/p/locations/l/connections/c.
 			parts := strings.Split(rest, "/")
@@ -151,7 +155,7 @@ func connectionName(toks []Token, i int, paths bool, steps *int) ([]string, int,
 		}
 		parts := strings.Split(v, ".")
 		for _, p := range parts {
-			*steps++
+			r.steps++
 			if p == "" {
 				return nil, i, false
 			}
@@ -161,30 +165,30 @@ func connectionName(toks []Token, i int, paths bool, steps *int) ([]string, int,
 	if !paths {
 		return nil, i, false
 	}
-	path, next := readPath(toks, i, steps)
+	path, next := r.readPath(toks, i)
 	return path, next, len(path) > 0
 }
 
 // namedArgument reports whether a named argument (name => value) starts
 // at i.
-func namedArgument(toks []Token, i int) bool {
-	return i+2 < len(toks) && toks[i].Kind == Word && toks[i+1].IsPunct('=') && toks[i+2].IsPunct('>') && toks[i+2].Start == toks[i+1].End
+func namedArgument(toks []token, i int) bool {
+	return i+2 < len(toks) && toks[i].kind() == Word && toks[i+1].isPunct('=') && toks[i+2].isPunct('>') && toks[i+2].start == toks[i+1].end()
 }
 
 // stringAt decodes the string literal at i (r'…' raw, or with escapes),
 // and returns its value and the index after it. Bytes literals and
 // anything else are not strings. It adds its work to *steps.
-func stringAt(toks []Token, i int, steps *int) (string, int, bool) {
+func stringAt(src *source, toks []token, i int, steps *int) (string, int, bool) {
 	raw := false
-	if i+1 < len(toks) && toks[i].Kind == Word && (toks[i].Text == "r" || toks[i].Text == "R") &&
-		toks[i+1].Kind == String && toks[i+1].Start == toks[i].End {
+	if i+1 < len(toks) && toks[i].kind() == Word && (src.text(toks[i]) == "r" || src.text(toks[i]) == "R") &&
+		toks[i+1].kind() == String && toks[i+1].start == toks[i].end() {
 		raw = true
 		i++
 	}
-	if i >= len(toks) || toks[i].Kind != String {
+	if i >= len(toks) || toks[i].kind() != String {
 		return "", i, false
 	}
-	s := toks[i].Text
+	s := src.text(toks[i])
 	q, n := s[0], 1
 	if len(s) >= 6 && s[1] == q && s[2] == q {
 		n = 3
@@ -202,9 +206,9 @@ func stringAt(toks []Token, i int, steps *int) (string, int, bool) {
 
 // exportURI reads an EXPORT DATA or EXPORT MODEL uri option's value at i
 // and returns the index after it.
-func (r *reader) exportURI(toks []Token, i int) int {
-	v, next, ok := stringAt(toks, i, &r.steps)
-	if !ok || next < len(toks) && !toks[next].IsPunct(',') && !toks[next].IsPunct(')') {
+func (r *reader) exportURI(toks []token, i int) int {
+	v, next, ok := stringAt(r.src, toks, i, &r.steps)
+	if !ok || next < len(toks) && !toks[next].isPunct(',') && !toks[next].isPunct(')') {
 		r.unplaced("an EXPORT's uri is not a string literal")
 		return i
 	}

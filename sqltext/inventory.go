@@ -119,14 +119,19 @@ var sourceClauseWords = func() [][]string {
 
 // sourceClause reads the object a source clause at i names (CREATE TABLE x
 // CLONE y, … AS REPLICA OF y).
-func (r *reader) sourceClause(toks []Token, i int) (int, bool) {
+//
+// kw is keywordOf the word at i (every clause's words are keywords).
+func (r *reader) sourceClause(toks []token, i int, kw string) (int, bool) {
+	if kw == "" {
+		return 0, false
+	}
 	for _, words := range sourceClauseWords {
-		if i+len(words) > len(toks) {
+		if words[0] != kw || i+len(words) > len(toks) {
 			continue
 		}
 		match := true
 		for k, w := range words {
-			match = match && toks[i+k].IsWord(w)
+			match = match && r.isWord(toks, i+k, w)
 		}
 		if !match || words[0] == "LIKE" && !r.isDDL() {
 			continue // not this clause, or the LIKE operator

@@ -60,35 +60,70 @@ const maxKindWords = 5
 
 // statementKind names the statement from its leading keywords: the longest
 // known kind they start with (CREATE OR REPLACE TEMP TABLE is CREATE
-// TABLE), or the first keyword alone.
-func statementKind(toks []Token) string {
+// TABLE), or the first keyword alone. known is knownKinds[kind]: a kind
+// made of the first keyword alone is not known, or it would have been the
+// longest known kind.
+func statementKind(s *source, toks []token) (kind string, known bool) {
 	i := leadingWord(toks)
 	if i < 0 {
-		return ""
+		return "", false
 	}
-	first := strings.ToUpper(toks[i].Text)
-	switch first {
-	case "SELECT", "WITH", "FROM", "TABLE":
-		return "SELECT"
-	}
-	var words []string
-	for ; i < len(toks) && toks[i].Kind == Word && len(words) < maxKindWords+3; i++ {
-		w := strings.ToUpper(toks[i].Text)
-		if len(words) > 0 && words[0] == "CREATE" && (w == "OR" || w == "REPLACE" || w == "TEMP" || w == "TEMPORARY") {
+	first := i
+	// The words, as keywordOf has them: a word that is no keyword ("")
+	// is in no known kind.
+	var words [maxKindWords + 3]string
+	n := 0
+	for ; i < len(toks) && toks[i].kind() == Word && n < len(words); i++ {
+		w := keywordOf(s.text(toks[i]))
+		if n == 0 {
+			switch w {
+			case "SELECT", "WITH", "FROM", "TABLE":
+				return "SELECT", true
+			}
+		}
+		if n > 0 && words[0] == "CREATE" && (w == "OR" || w == "REPLACE" || w == "TEMP" || w == "TEMPORARY") {
 			continue
 		}
-		words = append(words, w)
+		words[n] = w
+		n++
 	}
-	for n := min(len(words), maxKindWords); n > 0; n-- {
-		if k := strings.Join(words[:n], " "); knownKinds[k] {
-			return k
+	for k := min(n, maxKindWords); k > 0; k-- {
+		if kind := knownKind(words[:k]); kind != "" {
+			return kind, true
 		}
 	}
-	if len(first) > 32 {
-		first = first[:32]
+	kind = upper(s.text(toks[first]))
+	if len(kind) > 32 {
+		kind = kind[:32]
 	}
-	return first
+	return kind, false
 }
+
+// knownKind returns the known kind that is words, one space apart, or "".
+// It allocates nothing.
+func knownKind(words []string) string {
+	var buf [maxKindWords * (maxKeyword + 1)]byte
+	key := buf[:0]
+	for j, w := range words {
+		if w == "" {
+			return ""
+		}
+		if j > 0 {
+			key = append(key, ' ')
+		}
+		key = append(key, w...)
+	}
+	return knownKindNames[string(key)]
+}
+
+// knownKindNames maps each of knownKinds to itself.
+var knownKindNames = func() map[string]string {
+	m := map[string]string{}
+	for k := range knownKinds {
+		m[k] = k
+	}
+	return m
+}()
 
 func wordLines(s string) map[string]bool {
 	m := map[string]bool{}
@@ -102,12 +137,14 @@ func wordLines(s string) map[string]bool {
 // DDL, DCL, DML or LOAD statement in which the reader found no target is
 // one it did not understand.
 func (r *reader) checkTarget() {
-	if r.st.Kind == "SELECT" || r.st.Kind == "GRAPH" || r.st.Kind == "EXPORT DATA" || !knownKinds[r.st.Kind] {
+	if r.st.Kind == "SELECT" || r.st.Kind == "GRAPH" || r.st.Kind == "EXPORT DATA" || !r.known {
 		return
 	}
-	for _, o := range r.st.Objects {
-		if o.Write || r.st.Kind == "CALL" && o.Kind == Routine {
-			return
+	for _, c := range r.objs.chunks[:r.objs.used] {
+		for _, o := range c {
+			if o.write || r.st.Kind == "CALL" && o.kind == Routine {
+				return
+			}
 		}
 	}
 	r.unplaced("the object a " + r.st.Kind + " statement acts on could not be read")

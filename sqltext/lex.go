@@ -2,7 +2,6 @@ package sqltext
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -48,6 +47,146 @@ func (t Token) IsWord(w string) bool {
 	return t.Kind == Word && strings.EqualFold(t.Text, w)
 }
 
+// token is a Token as the readers hold it, in eight bytes: where it starts
+// in the source, its kind, flags and length. It holds no pointer, so a
+// slice of a million of them (a 1 MB text of one-byte tokens) is neither
+// scanned by the garbage collector nor filled through write barriers, as
+// a Token's two strings are, and it is a quarter of a Token's size (issue
+// 28). Its text and name are the source's (source.text, source.value).
+type token struct {
+	start int32
+	// meta holds the kind (metaKind), the flags and, from bit sizeShift,
+	// the length; for punctuation, the length (1 to 4) and, above its
+	// three bits, the byte of a one-byte punctuation.
+	meta uint32
+}
+
+const (
+	metaKind = 1<<3 - 1
+	// flagBad is Token.BadEscape.
+	flagBad = 1 << 3
+	// flagNamed is set on a quoted identifier whose name has escapes:
+	// source.names holds it, decoded. flagEmpty is set on one whose
+	// name is "" (an escape BigQuery does not accept). A quoted
+	// identifier with neither is named by the text between its
+	// backticks.
+	flagNamed = 1 << 4
+	flagEmpty = 1 << 5
+	sizeShift = 9
+	// maxTokenLen is the longest token: lex reads no text longer.
+	maxTokenLen = 1<<(32-sizeShift) - 1
+)
+
+func newToken(kind TokenKind, start, end int) token {
+	return token{start: int32(start), meta: uint32(kind) | uint32(end-start)<<sizeShift}
+}
+
+func newPunct(start, n int, c byte) token {
+	return token{start: int32(start), meta: uint32(Punct) | (uint32(c)<<3|uint32(n))<<sizeShift}
+}
+
+func (t token) kind() TokenKind { return TokenKind(t.meta & metaKind) }
+
+// bad is Token.BadEscape.
+func (t token) bad() bool { return t.meta&flagBad != 0 }
+
+func (t token) end() int32 {
+	n := t.meta >> sizeShift
+	if t.kind() == Punct {
+		n &= 7
+	}
+	return t.start + int32(n)
+}
+
+// isPunct reports whether t is the one-byte punctuation c (c != 0).
+func (t token) isPunct(c byte) bool {
+	return t.meta == uint32(Punct)|(uint32(c)<<3|1)<<sizeShift
+}
+
+// source is the text that tokens point into, with the names of its
+// quoted identifiers that hold escapes, decoded once by lex, by where they
+// start.
+type source struct {
+	sql   string
+	names map[int32]string
+	// lexed is set on a source lex made, whose words are ASCII: a word
+	// of another length than w is not w.
+	lexed bool
+	// bad is set when a token has flagBad.
+	bad bool
+}
+
+// text is Token.Text.
+func (s *source) text(t token) string { return s.sql[t.start:t.end()] }
+
+// value is Token.Value.
+func (s *source) value(t token) string {
+	switch {
+	case t.kind() != QuotedIdent:
+		return s.text(t)
+	case t.meta&flagNamed != 0:
+		return s.names[t.start]
+	case t.meta&flagEmpty != 0:
+		return ""
+	}
+	return quotedBody(s.text(t))
+}
+
+// quotedBody is a quoted identifier's text without its backticks (an
+// unterminated one has no closing backtick).
+func quotedBody(text string) string { return strings.TrimSuffix(text[1:], "`") }
+
+// isWord is Token.IsWord.
+func (s *source) isWord(t token, w string) bool {
+	if t.kind() != Word || s.lexed && t.meta>>sizeShift != uint32(len(w)) {
+		return false
+	}
+	return strings.EqualFold(s.text(t), w)
+}
+
+// token returns t as a Token.
+func (s *source) token(t token) Token {
+	return Token{Kind: t.kind(), Start: int(t.start), End: int(t.end()), Text: s.text(t), Value: s.value(t), BadEscape: t.bad()}
+}
+
+// fromTokens makes Tokens (Split's and LeadingKeyword's arguments) the
+// readers' tokens, over a source of their texts, one space apart. Their
+// kinds, texts and names are kept, not where they stood: only the readers
+// that compare words and punctuation take them.
+func fromTokens(toks []Token) (*source, []token) {
+	var b strings.Builder
+	s := &source{names: map[int32]string{}}
+	out := make([]token, len(toks))
+	for i, t := range toks {
+		start := b.Len()
+		b.WriteString(t.Text)
+		if t.Kind == Punct {
+			// A Token from Lex is one rune; of any other, only a
+			// one-byte punctuation is compared.
+			n, c := len(t.Text), byte(0)
+			if n == 1 {
+				c = t.Text[0]
+			} else if n > 4 {
+				n = 0
+			}
+			out[i] = newPunct(start, n, c)
+		} else {
+			out[i] = newToken(t.Kind, start, b.Len())
+		}
+		if t.BadEscape {
+			out[i].meta |= flagBad
+			s.bad = true
+		}
+		if t.Kind == QuotedIdent {
+			out[i].meta |= flagNamed
+			s.names[int32(start)] = t.Value
+		}
+		b.WriteByte(' ')
+	}
+	s.sql = b.String()
+	return s, out
+}
+
 // Lex tokenises GoogleSQL, dropping whitespace and comments. It follows
 // BigQuery's lexer (ZetaSQL's flex_tokenizer.l) on every rule that decides
 // where a token ends:
@@ -69,26 +208,58 @@ func (t Token) IsWord(w string) bool {
 // becomes a final token that runs to the end of the input.
 //
 // Lex takes time linear in len(src) whatever the input (issue 28): every
-// byte is looked at a bounded number of times.
+// byte is looked at a bounded number of times. A text longer than 8 MiB,
+// twice the most BigQuery accepts (maxSQL), is refused whole: no tokens and
+// a reason.
 func Lex(src string) (toks []Token, incomplete string) {
 	var steps int
-	return lex(src, &steps)
+	s, compact, incomplete := lex(src, &steps)
+	toks = make([]Token, len(compact))
+	for i, t := range compact {
+		toks[i] = s.token(t)
+	}
+	return toks, incomplete
 }
 
-// lex is Lex, adding to *steps one step per iteration of each of its loops
+// maxSQL is the longest text lex reads (8 MiB), so that no token is
+// longer than maxTokenLen. It refuses nothing BigQuery runs: BigQuery
+// refuses a query text longer than 1,024K characters, at most 4 MiB of
+// UTF-8 ("The query is too large. The maximum standard SQL query length is
+// 1024.00K characters, including comments and white space characters";
+// its quotas page, "Maximum unresolved GoogleSQL query length"), and the
+// server refuses more than 1 MB before it parses (query.maxSQLBytes).
+const maxSQL = maxTokenLen
+
+// lex is Lex, returning the readers' tokens and the source they point
+// into, and adding to *steps one step per iteration of each of its loops
 // and per byte a library call scans. The count is how tests hold the
 // lexer to linear work without a clock (TestReaderWorkIsLinear).
 //
 // It lexes twice: the first pass only counts the tokens, so that the
 // second fills a slice of exactly that length. A text of one-byte tokens
-// ("((((…") has as many tokens as bytes, at 64 bytes a token, and growing
-// the slice as it fills would allocate, clear and copy it again and again.
-func lex(src string, steps *int) (toks []Token, incomplete string) {
-	count := tokenSink{counting: true}
-	count.lex(src, steps)
-	fill := tokenSink{toks: make([]Token, 0, count.n)}
+// ("((((…") has as many tokens as bytes, and growing the slice as it
+// fills would allocate, clear and copy it again and again.
+func lex(src string, steps *int) (s *source, toks []token, incomplete string) {
+	return lexInto(nil, src, steps)
+}
+
+// lexInto is lex, into buf when it has room for a token per byte of src
+// (a token is at least a byte), as a parser's has. Otherwise it counts the
+// tokens first and allocates exactly as many.
+func lexInto(buf []token, src string, steps *int) (s *source, toks []token, incomplete string) {
+	s = &source{sql: src, lexed: true}
+	if len(src) > maxSQL {
+		*steps++
+		return s, buf[:0], "the SQL is longer than BigQuery accepts (1,024K characters)"
+	}
+	if cap(buf) < len(src) {
+		count := tokenSink{counting: true}
+		count.lex(src, steps)
+		buf = make([]token, 0, count.n)
+	}
+	fill := tokenSink{toks: buf[:0], src: s}
 	incomplete = fill.lex(src, steps)
-	return fill.toks, incomplete
+	return s, fill.toks, incomplete
 }
 
 // tokenSink receives one pass of lex's tokens.
@@ -98,11 +269,15 @@ type tokenSink struct {
 	counting bool
 	// n is the number of tokens so far.
 	n          int
-	toks       []Token
-	prev, last Token
+	toks       []token
+	prev, last token
+	// src collects the decoded names of the filling pass; scratch is the
+	// buffer they are decoded in.
+	src     *source
+	scratch []byte
 }
 
-func (s *tokenSink) add(t Token) {
+func (s *tokenSink) add(t token) {
 	s.n++
 	if s.counting {
 		s.prev, s.last = s.last, t
@@ -114,12 +289,28 @@ func (s *tokenSink) add(t Token) {
 // addQuoted adds the literal or quoted identifier src[start:end], quoted
 // with q; bad marks an unterminated quoted identifier.
 func (s *tokenSink) addQuoted(src string, start, end int, q byte, bad bool, steps *int) {
-	if s.counting {
-		s.add(Token{Kind: String, Start: start, End: end})
+	if s.counting || q != '`' {
+		s.add(newToken(String, start, end))
 		return
 	}
-	t := newQuoted(src, start, end, q, steps)
-	t.BadEscape = t.BadEscape || bad
+	t := newToken(QuotedIdent, start, end)
+	body := quotedBody(src[start:end])
+	v, ok := unescapeInto(&s.scratch, body, steps)
+	switch {
+	case v == "":
+		t.meta |= flagEmpty
+	case v != body:
+		// Escapes were decoded (a name without any is its body).
+		if s.src.names == nil {
+			s.src.names = map[int32]string{}
+		}
+		s.src.names[int32(start)] = v
+		t.meta |= flagNamed
+	}
+	if !ok || v == "" || bad {
+		t.meta |= flagBad
+		s.src.bad = true
+	}
 	s.add(t)
 }
 
@@ -159,7 +350,7 @@ func (s *tokenSink) lex(src string, steps *int) (incomplete string) {
 			if isDigit(c) && !s.afterPathSeparator(i) {
 				j = scanNumber(src, i, j, steps)
 			}
-			s.add(Token{Kind: Word, Start: i, End: j, Text: src[i:j], Value: src[i:j]})
+			s.add(newToken(Word, i, j))
 			i = j
 		case c >= utf8.RuneSelf:
 			// Unicode whitespace (e.g. a no-break space pasted from a
@@ -168,26 +359,15 @@ func (s *tokenSink) lex(src string, steps *int) (incomplete string) {
 			// likes, but never as a string or comment delimiter.
 			r, n := utf8.DecodeRuneInString(src[i:])
 			if !unicode.IsSpace(r) {
-				s.add(Token{Kind: Punct, Start: i, End: i + n, Text: src[i : i+n], Value: src[i : i+n]})
+				s.add(newPunct(i, n, 0))
 			}
 			i += n
 		default:
-			s.add(Token{Kind: Punct, Start: i, End: i + 1, Text: src[i : i+1], Value: src[i : i+1]})
+			s.add(newPunct(i, 1, c))
 			i++
 		}
 	}
 	return ""
-}
-
-func newQuoted(src string, start, end int, q byte, steps *int) Token {
-	t := Token{Kind: String, Start: start, End: end, Text: src[start:end], Value: src[start:end]}
-	if q != '`' {
-		return t
-	}
-	t.Kind = QuotedIdent
-	v, ok := unescape(strings.TrimSuffix(t.Text[1:], "`"), steps)
-	t.Value, t.BadEscape = v, !ok || v == ""
-	return t
 }
 
 // unescape decodes the escape sequences GoogleSQL accepts in string
@@ -195,17 +375,25 @@ func newQuoted(src string, start, end int, q byte, steps *int) Token {
 // octal \ooo, \xhh (or \Xhh), \uhhhh and \Uhhhhhhhh. ok is false for any
 // other escape, which BigQuery rejects. It adds its work to *steps.
 func unescape(s string, steps *int) (string, bool) {
+	var scratch []byte
+	return unescapeInto(&scratch, s, steps)
+}
+
+// unescapeInto is unescape, decoding in *scratch (which it keeps for the
+// next call): a name with an escape BigQuery does not accept allocates
+// nothing, and one it accepts only its string.
+func unescapeInto(scratch *[]byte, s string, steps *int) (string, bool) {
 	*steps += len(s) // strings.Contains
 	if !strings.Contains(s, `\`) {
 		return s, true
 	}
-	var b strings.Builder
-	b.Grow(len(s))
+	b := (*scratch)[:0]
+	defer func() { *scratch = b }()
 	for i := 0; i < len(s); i++ {
 		*steps++
 		c := s[i]
 		if c != '\\' {
-			b.WriteByte(c)
+			b = append(b, c)
 			continue
 		}
 		i++
@@ -214,56 +402,80 @@ func unescape(s string, steps *int) (string, bool) {
 		}
 		switch c := s[i]; c {
 		case 'a':
-			b.WriteByte('\a')
+			b = append(b, '\a')
 		case 'b':
-			b.WriteByte('\b')
+			b = append(b, '\b')
 		case 'f':
-			b.WriteByte('\f')
+			b = append(b, '\f')
 		case 'n':
-			b.WriteByte('\n')
+			b = append(b, '\n')
 		case 'r':
-			b.WriteByte('\r')
+			b = append(b, '\r')
 		case 't':
-			b.WriteByte('\t')
+			b = append(b, '\t')
 		case 'v':
-			b.WriteByte('\v')
+			b = append(b, '\v')
 		case '\\', '?', '"', '\'', '`':
-			b.WriteByte(c)
+			b = append(b, c)
 		case '0', '1', '2', '3', '4', '5', '6', '7':
+			// Three octal digits, at most \377.
 			if i+3 > len(s) {
 				return "", false
 			}
-			n, err := strconv.ParseUint(s[i:i+3], 8, 8)
-			if err != nil {
+			n, ok := parseDigits(s[i:i+3], 8)
+			if !ok || n > 0xff {
 				return "", false
 			}
-			b.WriteByte(byte(n))
+			b = append(b, byte(n))
 			i += 2
 		case 'x', 'X', 'u', 'U':
 			width := escapeWidth(c)
 			if i+1+width > len(s) {
 				return "", false
 			}
-			n, err := strconv.ParseUint(s[i+1:i+1+width], 16, 32)
-			if err != nil {
+			n, ok := parseDigits(s[i+1:i+1+width], 16)
+			if !ok {
 				return "", false
 			}
 			if width == 2 {
-				b.WriteByte(byte(n))
+				b = append(b, byte(n))
 			} else {
 				r := rune(n)
-				if !utf8.ValidRune(r) {
+				if n > utf8.MaxRune || !utf8.ValidRune(r) {
 					return "", false
 				}
-				b.WriteRune(r)
+				b = utf8.AppendRune(b, r)
 			}
 			i += width
 		default:
 			return "", false
 		}
 	}
-	v := b.String()
-	return v, utf8.ValidString(v)
+	return string(b), utf8.Valid(b)
+}
+
+// parseDigits reads s, all digits of base (8 or 16, at most eight of
+// them), as strconv.ParseUint does but without allocating an error.
+func parseDigits(s string, base uint64) (uint64, bool) {
+	var n uint64
+	for i := 0; i < len(s); i++ {
+		var d uint64
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			d = uint64(c - '0')
+		case 'a' <= c && c <= 'f':
+			d = uint64(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			return 0, false
+		}
+		if d >= base {
+			return 0, false
+		}
+		n = n*base + d
+	}
+	return n, true
 }
 
 // escapeWidth is the number of hex digits after \x, \X, \u or \U.
@@ -292,7 +504,7 @@ func (s *tokenSink) afterPathSeparator(i int) bool {
 			prev = s.toks[n-2]
 		}
 	}
-	return last.IsPunct('.') || last.IsPunct('-') && last.End == i && n > 1 && prev.Kind == Word && prev.End == last.Start
+	return last.isPunct('.') || last.isPunct('-') && int(last.end()) == i && n > 1 && prev.kind() == Word && prev.end() == last.start
 }
 
 // scanNumber extends the number word src[i:j] over a fraction and an
@@ -382,32 +594,45 @@ func scanQuoted(src string, i int, steps *int) (end int, reason string) {
 // one statement, with the semicolons of its BEGIN … END body inside it.
 func Split(toks []Token) [][]Token {
 	var steps int
-	return split(toks, &steps)
+	s, compact := fromTokens(toks)
+	var stmts [][]Token
+	for _, sp := range split(s, compact, nil, &steps) {
+		stmts = append(stmts, toks[sp.start:sp.end])
+	}
+	return stmts
 }
 
-// split is Split, adding one step per token to *steps.
-func split(toks []Token, steps *int) [][]Token {
-	var stmts [][]Token
+// span is one statement's tokens, toks[start:end].
+type span struct{ start, end int32 }
+
+func (sp span) of(toks []token) []token { return toks[sp.start:sp.end] }
+
+// split is Split on the readers' tokens, returning the statements' spans
+// (a text may have as many statements as it has bytes: a span holds no
+// pointer, and is a third of a slice's size) in buf's room. It adds one
+// step per token to *steps.
+func split(s *source, toks []token, buf []span, steps *int) []span {
+	stmts := buf[:0]
 	start := 0
 	procedure := false
 	var b blocks
 	for i, t := range toks {
 		*steps++
 		if i == start {
-			procedure, b = createsProcedure(toks[start:]), blocks{}
+			procedure, b = createsProcedure(s, toks[start:]), blocks{}
 		}
 		if procedure {
-			b.step(toks, i)
+			b.step(s, toks, i)
 		}
-		if t.IsPunct(';') && b.depth == 0 {
+		if t.isPunct(';') && b.depth == 0 {
 			if i > start {
-				stmts = append(grow(stmts), toks[start:i])
+				stmts = append(grow(stmts), span{int32(start), int32(i)})
 			}
 			start = i + 1
 		}
 	}
 	if start < len(toks) {
-		stmts = append(stmts, toks[start:])
+		stmts = append(stmts, span{int32(start), int32(len(toks))})
 	}
 	return stmts
 }

@@ -1,5 +1,7 @@
 package sqltext
 
+import "slices"
+
 // Statements that hold statements: a CREATE PROCEDURE's BEGIN … END body,
 // and temporary functions that BigQuery runs together with the one query
 // after them.
@@ -10,18 +12,23 @@ package sqltext
 type blocks struct{ depth int }
 
 // step counts the token at i.
-func (b *blocks) step(toks []Token, i int) {
+func (b *blocks) step(s *source, toks []token, i int) {
 	t := toks[i]
-	if t.Kind != Word || i > 0 && (toks[i-1].IsPunct('.') || toks[i-1].IsPunct('@')) {
+	if t.kind() != Word || afterPathDot(toks, i) {
 		return
 	}
-	switch {
-	case t.IsWord("BEGIN") && opensBlock(toks, i), t.IsWord("CASE"):
+	switch keywordOf(s.text(t)) {
+	case "BEGIN":
+		if !opensBlock(s, toks, i) {
+			return
+		}
 		b.depth++
-	case t.IsWord("END"):
+	case "CASE":
+		b.depth++
+	case "END":
 		if i+1 < len(toks) {
 			switch n := toks[i+1]; {
-			case n.IsWord("IF"), n.IsWord("LOOP"), n.IsWord("WHILE"), n.IsWord("FOR"), n.IsWord("REPEAT"):
+			case s.isWord(n, "IF"), s.isWord(n, "LOOP"), s.isWord(n, "WHILE"), s.isWord(n, "FOR"), s.isWord(n, "REPEAT"):
 				return
 			}
 		}
@@ -34,19 +41,19 @@ func (b *blocks) step(toks []Token, i int) {
 // opensBlock reports whether the BEGIN at i opens a block: where a
 // statement starts (after ';', the procedure's parameters or OPTIONS, or a
 // word that a block follows), and not BEGIN [TRANSACTION];.
-func opensBlock(toks []Token, i int) bool {
-	if i+1 < len(toks) && (toks[i+1].IsPunct(';') || toks[i+1].IsWord("TRANSACTION")) {
+func opensBlock(s *source, toks []token, i int) bool {
+	if i+1 < len(toks) && (toks[i+1].isPunct(';') || s.isWord(toks[i+1], "TRANSACTION")) {
 		return false
 	}
 	if i == 0 {
 		return true
 	}
 	p := toks[i-1]
-	if p.IsPunct(';') || p.IsPunct(')') {
+	if p.isPunct(';') || p.isPunct(')') {
 		return true
 	}
 	for _, w := range [...]string{"BEGIN", "THEN", "ELSE", "DO", "LOOP", "REPEAT"} {
-		if p.IsWord(w) {
+		if s.isWord(p, w) {
 			return true
 		}
 	}
@@ -55,15 +62,15 @@ func opensBlock(toks []Token, i int) bool {
 
 // createsProcedure reports whether the statement starting at toks is
 // CREATE [OR REPLACE] [TEMP|TEMPORARY] PROCEDURE.
-func createsProcedure(toks []Token) bool {
-	if len(toks) == 0 || !toks[0].IsWord("CREATE") {
+func createsProcedure(s *source, toks []token) bool {
+	if len(toks) == 0 || !s.isWord(toks[0], "CREATE") {
 		return false
 	}
 	for _, t := range toks[1:min(len(toks), 5)] {
 		switch {
-		case t.IsWord("PROCEDURE"):
+		case s.isWord(t, "PROCEDURE"):
 			return true
-		case t.IsWord("OR"), t.IsWord("REPLACE"), t.IsWord("TEMP"), t.IsWord("TEMPORARY"):
+		case s.isWord(t, "OR"), s.isWord(t, "REPLACE"), s.isWord(t, "TEMP"), s.isWord(t, "TEMPORARY"):
 		default:
 			return false
 		}
@@ -72,12 +79,12 @@ func createsProcedure(toks []Token) bool {
 }
 
 // temporary reports whether a CREATE statement makes a temporary object.
-func temporary(toks []Token) bool {
-	if len(toks) == 0 || !toks[0].IsWord("CREATE") {
+func temporary(s *source, toks []token) bool {
+	if len(toks) == 0 || !s.isWord(toks[0], "CREATE") {
 		return false
 	}
 	for _, t := range toks[1:min(len(toks), 4)] {
-		if t.IsWord("TEMP") || t.IsWord("TEMPORARY") {
+		if s.isWord(t, "TEMP") || s.isWord(t, "TEMPORARY") {
 			return true
 		}
 	}
@@ -88,13 +95,13 @@ func temporary(toks []Token) bool {
 // the statements of its body (between BEGIN and the matching END). ok is
 // false when it has no such body (a procedure in another language) or
 // text follows the END.
-func procedureBody(toks []Token) (head, body []Token, ok bool) {
+func procedureBody(s *source, toks []token) (head, body []token, ok bool) {
 	var b blocks
 	begin := -1
 	for i := range toks {
-		b.step(toks, i)
+		b.step(s, toks, i)
 		if begin < 0 {
-			if b.depth == 1 && toks[i].IsWord("BEGIN") {
+			if b.depth == 1 && s.isWord(toks[i], "BEGIN") {
 				begin = i
 			} else if b.depth > 0 {
 				return nil, nil, false // a CASE before the body
@@ -112,22 +119,22 @@ func procedureBody(toks []Token) (head, body []Token, ok bool) {
 }
 
 // splitBody cuts a block's statements at the semicolons outside its inner
-// blocks.
-func splitBody(toks []Token) [][]Token {
-	var stmts [][]Token
+// blocks, and returns their spans of toks.
+func splitBody(s *source, toks []token) []span {
+	var stmts []span
 	var b blocks
 	start := 0
 	for i, t := range toks {
-		b.step(toks, i)
-		if t.IsPunct(';') && b.depth == 0 {
+		b.step(s, toks, i)
+		if t.isPunct(';') && b.depth == 0 {
 			if i > start {
-				stmts = append(stmts, toks[start:i])
+				stmts = append(grow(stmts), span{int32(start), int32(i)})
 			}
 			start = i + 1
 		}
 	}
 	if start < len(toks) {
-		stmts = append(stmts, toks[start:])
+		stmts = append(stmts, span{int32(start), int32(len(toks))})
 	}
 	return stmts
 }
@@ -137,31 +144,51 @@ func splitBody(toks []Token) [][]Token {
 // procedure's. DECLARE and SET hold only expressions and are read as such;
 // any other scripting statement (IF, LOOP, a nested BEGIN …) is a kind the
 // reader does not know, and unplaced.
-func (r *reader) readBody(body []Token) {
-	for _, toks := range splitBody(body) {
-		var st Statement
-		switch kind := statementKind(toks); kind {
+func (r *reader) readBody(body []token) {
+	for _, sp := range splitBody(r.src, body) {
+		toks := sp.of(body)
+		// Each statement is read into the buffers of the one before: its
+		// Statement is only added to the procedure's.
+		inner := r.arena.reader(r.src, toks)
+		inner.st = Statement{InformationSchema: r.arena.body.InformationSchema[:0],
+			External: r.arena.body.External[:0], ExportURIs: r.arena.body.ExportURIs[:0], Unplaced: r.arena.body.Unplaced[:0]}
+		switch kind, _ := statementKind(r.src, toks); kind {
 		case "DECLARE", "SET":
-			inner := newReader(toks)
 			inner.st.Kind = kind
 			inner.scan()
 			inner.finish()
-			st = inner.st
-			r.steps += inner.steps
 		case "CREATE PROCEDURE":
+			r.arena.release(inner)
 			r.unplaced("a procedure's body creates a procedure")
 			continue
 		default:
-			st = readStatement(toks, &r.steps)
+			inner.read()
 		}
-		r.st.Objects = append(r.st.Objects, st.Objects...)
-		r.st.InformationSchema = append(r.st.InformationSchema, st.InformationSchema...)
-		r.st.External = append(r.st.External, st.External...)
-		r.st.ExportURIs = append(r.st.ExportURIs, st.ExportURIs...)
+		r.steps += inner.steps
+		st := inner.st
+		for _, c := range inner.objs.chunks[:inner.objs.used] {
+			for _, o := range c {
+				r.steps++
+				r.objs.add(o)
+			}
+		}
+		r.arena.body = st
+		r.arena.release(inner)
+		r.st.InformationSchema = appendAll(r.st.InformationSchema, st.InformationSchema)
+		r.st.External = appendAll(r.st.External, st.External)
+		r.st.ExportURIs = appendAll(r.st.ExportURIs, st.ExportURIs)
 		for _, u := range st.Unplaced {
 			r.unplaced(u)
 		}
 	}
+}
+
+// appendAll appends more to s, doubling s when it is full (grow).
+func appendAll[S ~[]E, E any](s, more S) S {
+	if len(s)+len(more) > cap(s) {
+		s = slices.Grow(s, max(len(more), len(s), 4))
+	}
+	return append(s, more...)
 }
 
 // withTempFunctions reads temporary functions followed by one query as the
@@ -185,11 +212,11 @@ func withTempFunctions(stmts []Statement) []Statement {
 			if st.Kind != "SELECT" && o.Write && o.Kind == Routine && len(o.Path) == 1 {
 				continue // the temporary function's own name
 			}
-			q.Objects = append(q.Objects, o)
+			q.Objects = append(grow(q.Objects), o)
 		}
-		q.InformationSchema = append(q.InformationSchema, st.InformationSchema...)
-		q.External = append(q.External, st.External...)
-		q.ExportURIs = append(q.ExportURIs, st.ExportURIs...)
+		q.InformationSchema = appendAll(q.InformationSchema, st.InformationSchema)
+		q.External = appendAll(q.External, st.External)
+		q.ExportURIs = appendAll(q.ExportURIs, st.ExportURIs)
 		for _, u := range st.Unplaced {
 			if !seen[u] {
 				seen[u] = true

@@ -50,22 +50,40 @@ func (v *ReadOnlyViolation) Error() string {
 // such a keyword must then be written `quoted` (t.update and @delete are fine).
 func CheckReadOnly(sql string) error {
 	var steps int
-	toks, incomplete := lex(sql, &steps)
-	return checkReadOnly(toks, incomplete, &steps)
+	return checkReadOnlySQL(sql, &steps)
 }
 
-// ReadOnly is CheckReadOnly on a text already lexed.
+// checkReadOnlySQL is CheckReadOnly, adding its work to *steps.
+func checkReadOnlySQL(sql string, steps *int) error {
+	p := parsers.Get().(*parser)
+	defer p.release()
+	s, toks, incomplete := p.lex(sql, steps)
+	return checkReadOnly(s, toks, p.split(s, toks, steps), incomplete, steps)
+}
+
+// ReadOnly is CheckReadOnly on a text already lexed: Parse ran the check,
+// and ReadOnly answers from its verdict and Incomplete.
 func (t *Text) ReadOnly() error {
-	var steps int
-	return checkReadOnly(t.Tokens, t.Incomplete, &steps)
+	switch {
+	case !t.parsed:
+		// A Text not made by Parse has no statement.
+		var steps int
+		return checkReadOnly(nil, nil, nil, t.Incomplete, &steps)
+	case t.Incomplete != "":
+		return &ReadOnlyViolation{Reason: t.Incomplete, Statements: t.statements}
+	case t.readOnly == nil:
+		return nil
+	}
+	v := *t.readOnly
+	return &v
 }
 
-// checkReadOnly is the check on lexed SQL. It adds to *steps one step per
-// iteration of each of its loops, which tests hold to a small multiple of
-// the SQL's length (TestReaderWorkIsLinear): every statement is looked at
-// in a bounded number of passes.
-func checkReadOnly(toks []Token, incomplete string, steps *int) error {
-	stmts := split(toks, steps)
+// checkReadOnly is the check on lexed SQL, split into statements (Parse
+// splits once, for the reader and the check). It adds to *steps one step
+// per iteration of each of its loops, which tests hold to a small multiple
+// of the SQL's length (TestReaderWorkIsLinear): every statement is looked
+// at in a bounded number of passes.
+func checkReadOnly(s *source, toks []token, stmts []span, incomplete string, steps *int) error {
 	if incomplete != "" {
 		return &ReadOnlyViolation{Reason: incomplete, Statements: len(stmts)}
 	}
@@ -75,15 +93,15 @@ func checkReadOnly(toks []Token, incomplete string, steps *int) error {
 			Reason: "no statement found: the SQL is empty or contains only comments; send one SELECT or WITH query",
 		}
 	case 1:
-		if kw, reason := checkQueryStatement(stmts[0], steps); reason != "" {
+		if kw, reason := checkQueryStatement(s, stmts[0].of(toks), steps); reason != "" {
 			return &ReadOnlyViolation{Keyword: kw, Reason: reason, Statements: 1}
 		}
 		return nil
 	}
-	if last := stmts[len(stmts)-1]; countedTempFunctions(stmts[:len(stmts)-1], steps) {
+	if last := stmts[len(stmts)-1].of(toks); countedTempFunctions(s, toks, stmts[:len(stmts)-1], steps) {
 		// Temporary functions and the one query that uses them: BigQuery
 		// runs them as one query.
-		if kw, reason := checkQueryStatement(last, steps); reason != "" {
+		if kw, reason := checkQueryStatement(s, last, steps); reason != "" {
 			return &ReadOnlyViolation{Keyword: kw, Reason: reason, Statements: len(stmts)}
 		}
 		return nil
@@ -97,10 +115,10 @@ func checkReadOnly(toks []Token, incomplete string, steps *int) error {
 	detail := fmt.Sprintf("found %d statements", len(stmts))
 	for i, st := range stmts {
 		*steps++
-		if countedTempFunctions(stmts[i:i+1], steps) {
+		if countedTempFunctions(s, toks, stmts[i:i+1], steps) {
 			continue
 		}
-		if kw, reason := checkQueryStatement(st, steps); reason != "" {
+		if kw, reason := checkQueryStatement(s, st.of(toks), steps); reason != "" {
 			v.Keyword = kw
 			if kw != "" {
 				detail += fmt.Sprintf("; statement %d is %s", i+1, kw)
@@ -118,24 +136,31 @@ func checkReadOnly(toks []Token, incomplete string, steps *int) error {
 // FUNCTION) whose body writes nothing.
 func definesTempFunctions(stmts [][]Token) bool {
 	var steps int
-	return countedTempFunctions(stmts, &steps)
-}
-
-// countedTempFunctions is definesTempFunctions, adding its work to *steps.
-func countedTempFunctions(stmts [][]Token, steps *int) bool {
 	for _, st := range stmts {
-		*steps++
-		i := 1
-		if len(st) > 3 && st[1].IsWord("OR") && st[2].IsWord("REPLACE") {
-			i = 3
-		}
-		if i+1 >= len(st) || !st[0].IsWord("CREATE") || !(st[i].IsWord("TEMP") || st[i].IsWord("TEMPORARY")) {
+		if s, compact := fromTokens(st); !countedTempFunctions(s, compact, []span{{0, int32(len(compact))}}, &steps) {
 			return false
 		}
-		if i++; st[i].IsWord("AGGREGATE") {
+	}
+	return true
+}
+
+// countedTempFunctions is definesTempFunctions on the readers' tokens,
+// adding its work to *steps.
+func countedTempFunctions(s *source, toks []token, stmts []span, steps *int) bool {
+	for _, sp := range stmts {
+		*steps++
+		st := sp.of(toks)
+		i := 1
+		if len(st) > 3 && s.isWord(st[1], "OR") && s.isWord(st[2], "REPLACE") {
+			i = 3
+		}
+		if i+1 >= len(st) || !s.isWord(st[0], "CREATE") || !(s.isWord(st[i], "TEMP") || s.isWord(st[i], "TEMPORARY")) {
+			return false
+		}
+		if i++; s.isWord(st[i], "AGGREGATE") {
 			i++
 		}
-		if i >= len(st) || !st[i].IsWord("FUNCTION") || pipeWrite(st, steps) != "" || exportIn(st, steps) != "" {
+		if i >= len(st) || !s.isWord(st[i], "FUNCTION") || pipeWrite(s, st, steps) != "" || exportIn(s, st, steps) != "" {
 			return false
 		}
 	}
@@ -149,8 +174,8 @@ const maxKeywordLen = 32
 
 // checkQueryStatement reports whether one statement is a read-only query. It
 // returns the keyword to blame and a reason, or reason == "" for a query.
-func checkQueryStatement(st []Token, steps *int) (keyword, reason string) {
-	kw, depth := leadingKeyword(st, steps)
+func checkQueryStatement(s *source, st []token, steps *int) (keyword, reason string) {
+	kw, depth := leadingKeyword(s, st, steps)
 	switch kw {
 	case "SELECT", "WITH", "FROM", "GRAPH":
 		// A query: pipe syntax may start with FROM; GRAPH starts a graph
@@ -158,17 +183,60 @@ func checkQueryStatement(st []Token, steps *int) (keyword, reason string) {
 	default:
 		return kw, statementReason(kw)
 	}
-	if w := writeInQuery(st, depth, steps); w != "" {
+	dml, pipe, export := writesIn(s, st, depth, steps)
+	if w := dml; w != "" {
 		return w, fmt.Sprintf("%s inside a query modifies data; the server is read-only (quote identifiers named %s with backticks)",
 			w, strings.ToLower(w))
 	}
-	if w := pipeWrite(st, steps); w != "" {
+	if w := pipe; w != "" {
 		return w, fmt.Sprintf("the |> %s pipe operator writes data; the server is read-only", w)
 	}
-	if w := exportIn(st, steps); w != "" {
+	if w := export; w != "" {
 		return "EXPORT", "EXPORT " + w + " writes outside BigQuery; the server is read-only"
 	}
 	return "", ""
+}
+
+// writesIn looks at a query statement once for the three ways it can
+// write, and returns the first of each, or "":
+//
+//   - dml is the first data-modifying keyword at the top level.
+//     GoogleSQL has no query that contains such a keyword at its top
+//     level, so one there means the statement is not a query at all, e.g.
+//     "WITH x AS (SELECT 1) DELETE FROM t WHERE …". "Top level" is the
+//     depth of the leading keyword, topDepth, so "(WITH … DELETE …)" is
+//     caught too; subqueries are deeper and may use such names freely.
+//   - pipe is pipeWrite's.
+//   - export is exportIn's.
+//
+// A word right after '.' or '@' is a path component or a query parameter
+// (t.update, @delete); BigQuery's own lexer treats keywords there as plain
+// identifiers, so they are skipped rather than rejected.
+//
+// It adds one step per token to *steps.
+func writesIn(s *source, st []token, topDepth int, steps *int) (dml, pipe, export string) {
+	depth := 0
+	for i, t := range st {
+		*steps++
+		switch {
+		case t.isPunct('('):
+			depth++
+		case t.isPunct(')'):
+			depth--
+		case t.isPunct('|'):
+			if pipe == "" {
+				pipe = pipeWriteAt(s, st, i)
+			}
+		case t.kind() == Word && !afterPathDot(st, i):
+			if dml == "" && depth <= topDepth {
+				dml = dmlWord(s, t)
+			}
+			if export == "" {
+				export = exportAt(s, st, i)
+			}
+		}
+	}
+	return dml, pipe, export
 }
 
 // LeadingKeyword returns the first word of a statement, upper-cased and
@@ -176,59 +244,36 @@ func checkQueryStatement(st []Token, steps *int) (keyword, reason string) {
 // it sits at. Words that start with a digit are numbers, not keywords.
 func LeadingKeyword(st []Token) (kw string, depth int) {
 	var steps int
-	return leadingKeyword(st, &steps)
+	s, compact := fromTokens(st)
+	return leadingKeyword(s, compact, &steps)
 }
 
-// leadingKeyword is LeadingKeyword, adding one step per token it looks at.
-func leadingKeyword(st []Token, steps *int) (kw string, depth int) {
+// leadingKeyword is LeadingKeyword on the readers' tokens, adding one step
+// per token it looks at.
+func leadingKeyword(s *source, st []token, steps *int) (kw string, depth int) {
 	for _, t := range st {
 		*steps++
-		if t.IsPunct('(') {
+		if t.isPunct('(') {
 			depth++
 			continue
 		}
-		if t.Kind != Word || ('0' <= t.Text[0] && t.Text[0] <= '9') {
+		if t.kind() != Word || isDigit(s.sql[t.start]) {
 			return "", depth
 		}
-		w := t.Text
+		w := s.text(t)
 		if len(w) > maxKeywordLen {
 			w = w[:maxKeywordLen]
 		}
-		return strings.ToUpper(w), depth
+		return upper(w), depth
 	}
 	return "", depth
 }
 
-// writeInQuery returns the first data-modifying keyword found at the top level
-// of a query statement, or "". GoogleSQL has no query that contains such a
-// keyword at its top level, so one there means the statement is not a query
-// at all, e.g. "WITH x AS (SELECT 1) DELETE FROM t WHERE …". "Top level" is
-// the depth of the leading keyword, so "(WITH … DELETE …)" is caught too;
-// subqueries are deeper and may use such names freely.
-//
-// A word right after '.' or '@' is a path component or a query parameter
-// (t.update, @delete); BigQuery's own lexer treats keywords there as plain
-// identifiers, so they are skipped rather than rejected.
-//
-// It adds one step per token to *steps.
-func writeInQuery(st []Token, topDepth int, steps *int) string {
-	depth := 0
-	for i, t := range st {
-		*steps++
-		switch {
-		case t.IsPunct('('):
-			depth++
-		case t.IsPunct(')'):
-			depth--
-		case t.Kind == Word && depth <= topDepth:
-			if i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
-				continue
-			}
-			for _, dml := range [...]string{"INSERT", "UPDATE", "DELETE", "MERGE"} {
-				if strings.EqualFold(t.Text, dml) {
-					return dml
-				}
-			}
+// dmlWord returns the data-modifying keyword the word t is, or "".
+func dmlWord(s *source, t token) string {
+	for _, dml := range [...]string{"INSERT", "UPDATE", "DELETE", "MERGE"} {
+		if s.isWord(t, dml) {
+			return dml
 		}
 	}
 	return ""
@@ -238,15 +283,24 @@ func writeInQuery(st []Token, topDepth int, steps *int) string {
 // anywhere in the statement (WITH … EXPORT DATA, |> EXPORT DATA, inside
 // parentheses), or "". A column named export is then written `export`.
 // It adds one step per token to *steps.
-func exportIn(st []Token, steps *int) string {
+func exportIn(s *source, st []token, steps *int) string {
 	for i := 0; i+1 < len(st); i++ {
 		*steps++
-		if !st[i].IsWord("EXPORT") || i > 0 && (st[i-1].IsPunct('.') || st[i-1].IsPunct('@')) {
+		if afterPathDot(st, i) {
 			continue
 		}
-		if st[i+1].IsWord("DATA") || st[i+1].IsWord("MODEL") {
-			return strings.ToUpper(st[i+1].Text)
+		if w := exportAt(s, st, i); w != "" {
+			return w
 		}
+	}
+	return ""
+}
+
+// exportAt returns DATA or MODEL when EXPORT DATA or EXPORT MODEL starts
+// at i, or "".
+func exportAt(s *source, st []token, i int) string {
+	if i+1 < len(st) && s.isWord(st[i], "EXPORT") && (s.isWord(st[i+1], "DATA") || s.isWord(st[i+1], "MODEL")) {
+		return upper(s.text(st[i+1]))
 	}
 	return ""
 }
@@ -260,16 +314,25 @@ func exportIn(st []Token, steps *int) string {
 //
 // It adds one step per token to *steps; the operators it compares with are
 // a fixed list, one step.
-func pipeWrite(st []Token, steps *int) string {
+func pipeWrite(s *source, st []token, steps *int) string {
 	for i := 0; i+2 < len(st); i++ {
 		*steps++
-		if !st[i].IsPunct('|') || !st[i+1].IsPunct('>') || st[i+2].Kind != Word {
-			continue
+		if w := pipeWriteAt(s, st, i); w != "" {
+			return w
 		}
-		for _, op := range [...]string{"EXPORT", "INSERT", "CREATE", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "LOAD"} {
-			if strings.EqualFold(st[i+2].Text, op) {
-				return op
-			}
+	}
+	return ""
+}
+
+// pipeWriteAt returns the operator name when a pipe operator that writes
+// data starts at i, or "".
+func pipeWriteAt(s *source, st []token, i int) string {
+	if i+2 >= len(st) || !st[i].isPunct('|') || !st[i+1].isPunct('>') || st[i+2].kind() != Word {
+		return ""
+	}
+	for _, op := range [...]string{"EXPORT", "INSERT", "CREATE", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "LOAD"} {
+		if s.isWord(st[i+2], op) {
+			return op
 		}
 	}
 	return ""

@@ -14,6 +14,8 @@
 // integration_test check it against ZetaSQL, BigQuery's own parser.
 package sqltext
 
+import "sync"
+
 // ObjectKind says what kind of object a path names.
 type ObjectKind uint8
 
@@ -110,31 +112,82 @@ type Statement struct {
 
 // Text is one lexed SQL text.
 type Text struct {
-	// Tokens are the text's significant tokens (no whitespace or comments).
-	Tokens []Token
 	// Statements are the non-empty statements, split at ';'.
 	Statements []Statement
 	// Incomplete is non-empty, with an agent-safe reason, when the text
-	// ends inside a literal, quoted identifier or comment.
+	// ends inside a literal, quoted identifier or comment, or is longer
+	// than BigQuery accepts (more than 8 MiB: Lex).
 	Incomplete string
+	// parsed is set on a Text Parse made. readOnly is its read-only
+	// guard's verdict (checkReadOnly) were it complete, and statements
+	// the number of its statements: ReadOnly answers from them.
+	parsed     bool
+	readOnly   *ReadOnlyViolation
+	statements int
+	// sql is the text; src and toks are its significant tokens, in the
+	// readers' form, lexed again the first time NumTokens or Token is
+	// called (lexOnce). Parse's own are in a buffer the next text reuses
+	// (parser).
+	sql     string
+	lexOnce sync.Once
+	src     *source
+	toks    []token
+}
+
+// tokens returns the text's source and tokens, lexing it the first time.
+func (t *Text) tokens() (*source, []token) {
+	t.lexOnce.Do(func() {
+		var steps int
+		t.src, t.toks, _ = lex(t.sql, &steps)
+	})
+	return t.src, t.toks
+}
+
+// NumTokens returns the number of the text's significant tokens (no
+// whitespace or comments). The first call lexes the text again: Parse
+// keeps no tokens.
+func (t *Text) NumTokens() int {
+	_, toks := t.tokens()
+	return len(toks)
+}
+
+// Token returns the text's i'th significant token, 0 <= i < NumTokens().
+// Its Text and Value are the SQL's, or the name lexing decoded.
+func (t *Text) Token(i int) Token {
+	s, toks := t.tokens()
+	return s.token(toks[i])
 }
 
 // Parse lexes sql once and reads every statement in it, in time linear in
-// len(sql) whatever sql holds (issue 28).
+// len(sql) whatever sql holds (issue 28). It runs the read-only guard too,
+// for Text.ReadOnly.
 func Parse(sql string) *Text {
 	var steps int
 	return parse(sql, &steps)
 }
 
-// parse is Parse, adding to *steps the iterations of the lexer's and the
-// reader's loops: TestReaderWorkIsLinear holds them to a small multiple of
-// len(sql) on the inputs an attacker would choose, without a clock.
+// parse is Parse, adding to *steps the iterations of the lexer's, the
+// reader's and the read-only guard's loops: TestReaderWorkIsLinear holds
+// them to a small multiple of len(sql) on the inputs an attacker would
+// choose, without a clock.
 func parse(sql string, steps *int) *Text {
-	toks, incomplete := lex(sql, steps)
-	t := &Text{Tokens: toks, Incomplete: incomplete}
-	for _, st := range split(toks, steps) {
-		t.Statements = append(grow(t.Statements), readStatement(st, steps))
+	p := parsers.Get().(*parser)
+	defer p.release()
+	s, toks, incomplete := p.lex(sql, steps)
+	t := &Text{Incomplete: incomplete, parsed: true, sql: sql}
+	stmts := p.split(s, toks, steps)
+	if len(stmts) > 0 {
+		t.Statements = make([]Statement, 0, len(stmts))
 	}
+	a := arena{readers: p.readers}
+	for _, st := range stmts {
+		t.Statements = append(t.Statements, readStatement(s, st.of(toks), &a, steps))
+	}
+	p.readers = a.readers
 	t.Statements = withTempFunctions(t.Statements)
+	if v := checkReadOnly(s, toks, stmts, "", steps); v != nil {
+		t.readOnly = v.(*ReadOnlyViolation)
+	}
+	t.statements = len(stmts)
 	return t
 }

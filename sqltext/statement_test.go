@@ -177,7 +177,8 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql string) {
 		text := Parse(sql)
 		words := map[string]bool{}
-		for _, tok := range text.Tokens {
+		for i := range text.NumTokens() {
+			tok := text.Token(i)
 			words[tok.Value] = true
 			for _, p := range strings.Split(tok.Value, ".") {
 				words[p] = true

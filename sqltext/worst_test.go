@@ -104,15 +104,13 @@ func BenchmarkReadWorstShapes(b *testing.B) {
 	}
 }
 
-// work returns the steps Parse, Text.ReadOnly and CheckReadOnly take on
-// sql: the iterations of every loop of the lexer, the reader and the
-// read-only guard.
+// work returns the steps Parse (with its read-only check) and
+// CheckReadOnly take on sql: the iterations of every loop of the lexer,
+// the reader and the read-only guard.
 func work(sql string) int {
 	var steps int
-	t := parse(sql, &steps)
-	_ = checkReadOnly(t.Tokens, t.Incomplete, &steps)
-	toks, incomplete := lex(sql, &steps)
-	_ = checkReadOnly(toks, incomplete, &steps)
+	_ = parse(sql, &steps).ReadOnly()
+	_ = checkReadOnlySQL(sql, &steps)
 	return steps
 }
 
@@ -124,11 +122,11 @@ func work(sql string) int {
 // show. (BenchmarkReadWorstShapes times 1 MB of each; the sizes here keep
 // the race-detector run of make unit short.)
 func TestReaderWorkIsLinear(t *testing.T) {
-	// maxPerByte bounds the steps per byte of the four passes together
-	// (Parse, ReadOnly, and CheckReadOnly's own Lex and check); the worst
-	// shape, one-byte tokens, takes about 17: each pass looks at each
-	// token a few times.
-	const maxPerByte = 24
+	// maxPerByte bounds the steps per byte of Parse (which runs the
+	// read-only guard) and CheckReadOnly together; the worst shape,
+	// one-byte tokens, takes about 8.5: each pass looks at each token a
+	// few times.
+	const maxPerByte = 12
 	for _, s := range worstShapes {
 		small, large := s.build(16<<10), s.build(256<<10)
 		perByte := func(sql string) float64 { return float64(work(sql)) / float64(len(sql)) }
@@ -140,5 +138,26 @@ func TestReaderWorkIsLinear(t *testing.T) {
 		if pl > ps*1.05+0.05 {
 			t.Errorf("%s: the steps per byte grow with the size: %.2f at %d bytes, %.2f at %d", s.name, ps, len(small), pl, len(large))
 		}
+	}
+}
+
+// TestLongestText holds lex to maxSQL: a text longer than BigQuery accepts
+// and a token's length can hold is refused, as incomplete, before it is
+// lexed; one of maxSQL bytes is read.
+func TestLongestText(t *testing.T) {
+	long := "SELECT 1" + strings.Repeat(" ", maxSQL-len("SELECT 1"))
+	if text := Parse(long); text.Incomplete != "" || len(text.Statements) != 1 || text.ReadOnly() != nil {
+		t.Errorf("a text of maxSQL bytes: Incomplete %q, %d statements, ReadOnly %v", text.Incomplete, len(text.Statements), text.ReadOnly())
+	}
+	long += " "
+	text := Parse(long)
+	if text.Incomplete == "" || len(text.Statements) != 0 || text.NumTokens() != 0 {
+		t.Errorf("a text longer than maxSQL: Incomplete %q, %d statements, %d tokens", text.Incomplete, len(text.Statements), text.NumTokens())
+	}
+	if err := CheckReadOnly(long); err == nil || !strings.Contains(err.Error(), "longer than BigQuery accepts") {
+		t.Errorf("CheckReadOnly of a text longer than maxSQL: %v", err)
+	}
+	if toks, incomplete := Lex(long); len(toks) != 0 || incomplete == "" {
+		t.Errorf("Lex of a text longer than maxSQL: %d tokens, incomplete %q", len(toks), incomplete)
 	}
 }
