@@ -16,7 +16,7 @@ func TestReaderResetIsNew(t *testing.T) {
 	var steps int
 	s, toks, _ := lex(sql, &steps)
 	var a arena
-	for _, sp := range split(s, toks, nil, &steps) {
+	for _, sp := range split(s, toks, nil, &steps, false) {
 		r := a.reader(s, sp.of(toks))
 		r.read()
 		r.objects()

@@ -596,7 +596,7 @@ func Split(toks []Token) [][]Token {
 	var steps int
 	s, compact := fromTokens(toks)
 	var stmts [][]Token
-	for _, sp := range split(s, compact, nil, &steps) {
+	for _, sp := range split(s, compact, nil, &steps, false) {
 		stmts = append(stmts, toks[sp.start:sp.end])
 	}
 	return stmts
@@ -610,8 +610,10 @@ func (sp span) of(toks []token) []token { return toks[sp.start:sp.end] }
 // split is Split on the readers' tokens, returning the statements' spans
 // (a text may have as many statements as it has bytes: a span holds no
 // pointer, and is a third of a slice's size) in buf's room. It adds one
-// step per token to *steps.
-func split(s *source, toks []token, buf []span, steps *int) []span {
+// step per token to *steps. A semicolon inside a block (BEGIN … END,
+// CASE … END) ends no statement; blocks are counted in a CREATE PROCEDURE
+// statement, or everywhere when toks is a block's body.
+func split(s *source, toks []token, buf []span, steps *int, body bool) []span {
 	stmts := buf[:0]
 	start := 0
 	procedure := false
@@ -619,7 +621,7 @@ func split(s *source, toks []token, buf []span, steps *int) []span {
 	for i, t := range toks {
 		*steps++
 		if i == start {
-			procedure, b = createsProcedure(s, toks[start:]), blocks{}
+			procedure, b = body || createsProcedure(s, toks[start:]), blocks{}
 		}
 		if procedure {
 			b.step(s, toks, i)

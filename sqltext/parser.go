@@ -30,7 +30,7 @@ func (p *parser) lex(src string, steps *int) (*source, []token, string) {
 
 // split is split, into the parser's buffer.
 func (p *parser) split(s *source, toks []token, steps *int) []span {
-	p.spans = split(s, toks, p.spans, steps)
+	p.spans = split(s, toks, p.spans, steps, false)
 	return p.spans
 }
 

@@ -118,34 +118,14 @@ func procedureBody(s *source, toks []token) (head, body []token, ok bool) {
 	return nil, nil, false
 }
 
-// splitBody cuts a block's statements at the semicolons outside its inner
-// blocks, and returns their spans of toks.
-func splitBody(s *source, toks []token) []span {
-	var stmts []span
-	var b blocks
-	start := 0
-	for i, t := range toks {
-		b.step(s, toks, i)
-		if t.isPunct(';') && b.depth == 0 {
-			if i > start {
-				stmts = append(grow(stmts), span{int32(start), int32(i)})
-			}
-			start = i + 1
-		}
-	}
-	if start < len(toks) {
-		stmts = append(stmts, span{int32(start), int32(len(toks))})
-	}
-	return stmts
-}
-
 // readBody reads a procedure's body: each of its statements as a
 // statement of its own, whose objects, connections and exports are the
 // procedure's. DECLARE and SET hold only expressions and are read as such;
 // any other scripting statement (IF, LOOP, a nested BEGIN …) is a kind the
 // reader does not know, and unplaced.
 func (r *reader) readBody(body []token) {
-	for _, sp := range splitBody(r.src, body) {
+	var steps int // the body's tokens were counted when the text was split
+	for _, sp := range split(r.src, body, nil, &steps, true) {
 		toks := sp.of(body)
 		// Each statement is read into the buffers of the one before: its
 		// Statement is only added to the procedure's.
