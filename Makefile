@@ -106,12 +106,15 @@ lint:
 	$(GO) vet ./...
 
 ## bench: the server against the raw Go client on the emulator, side by side
-## (integration_test/bench; docs/performance.md records a run), then the
-## micro-benchmarks: a tool call's own cost (server), the encoder, the
-## executor and the SQL reader on the inputs an attacker would choose
-## (sqltext). CI does not run it; the integration target vets the harness.
+## (integration_test/bench; docs/performance.md records a run), and against
+## the floor (integration_test/bench/floor: only the design card's packages,
+## one tool) for start, memory at start and size, both built with
+## BUILD_FLAGS and stripped; then the micro-benchmarks: a tool call's own
+## cost (server), the encoder, the executor and the SQL reader on the inputs
+## an attacker would choose (sqltext). CI does not run it; the integration
+## target vets the harness.
 bench:
-	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench $(BENCH_FLAGS)
+	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench -build-flags '$(BUILD_FLAGS)' $(BENCH_FLAGS)
 	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/
 	@echo "the MCP App: bundle size (as served, and its script unpacked), and 10,000 rows x 10 columns rendered in headless Chromium"
 	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs --check

@@ -16,7 +16,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -35,7 +34,8 @@ type options struct {
 	rows   int
 	delay  time.Duration
 	starts int
-	// steps names the steps to run (p1, wire, p2, p3, p1slow, p4, p5);
+	// steps names the steps to run (p1, wire, p2, p3, lighter, p1slow, p4,
+	// p5);
 	// empty: all.
 	steps map[string]bool
 	// P5: the export table's row counts, rounds per count, the paging
@@ -49,6 +49,13 @@ type options struct {
 	perf         string
 	// serverEnv is added to every server process's environment.
 	serverEnv []string
+	// buildFlags are `make build`'s go build flags (without -ldflags),
+	// for the server and the floor.
+	buildFlags string
+	// floorStarts is how many times the lighter step starts each side.
+	floorStarts int
+	// baseline is another server binary the lighter step also starts.
+	baseline string
 }
 
 func main() {
@@ -60,13 +67,16 @@ func main() {
 	flag.IntVar(&o.rows, "rows", 200000, "rows in the large table of P4")
 	flag.DurationVar(&o.delay, "delay", 50*time.Millisecond, "delay the slow proxy adds to every BigQuery request")
 	flag.IntVar(&o.starts, "starts", 5, "server starts timed for P3")
-	steps := flag.String("steps", "", "comma-separated steps to run: p1, wire, p2, p3, p1slow, p4, p5 (default all)")
+	steps := flag.String("steps", "", "comma-separated steps to run: p1, wire, p2, p3, lighter, p1slow, p4, p5 (default all)")
 	exportRows := flag.String("export-rows", "100000,1000000", "P5: row counts of the 10-column table exported, comma-separated")
 	flag.IntVar(&o.exportRounds, "export-rounds", 2, "P5: timed rounds per row count (each: Parquet, CSV, getQueryResults paging)")
 	flag.IntVar(&o.pageRows, "page-rows", 10000, "P5: maxResults of each getQueryResults page of the paging baseline")
 	flag.IntVar(&o.toolPageMax, "tool-page-max", 100000, "P5: also page through the server's get_query_results tool for row counts up to this (0: never)")
 	flag.IntVar(&o.batchRows, "batch-rows", 10000, "P5: rows per Arrow record batch of the Storage Read API (the emulator sends a stream as one batch; its front cuts it)")
 	flag.StringVar(&o.perf, "perf", "", "P5: a folder to write `perf record -g` profiles of the server's first Parquet and CSV export of each row count in")
+	flag.StringVar(&o.buildFlags, "build-flags", "-trimpath -buildvcs=false", "go build flags for the server and the floor (make bench passes the Makefile's BUILD_FLAGS); both are built stripped, without cgo")
+	flag.IntVar(&o.floorStarts, "floor-starts", 21, "lighter: interleaved starts of the server and of the floor")
+	flag.StringVar(&o.baseline, "baseline", "", "lighter: another build of the server (a path) started in the same rounds, to measure a change side by side")
 	serverEnv := flag.String("server-env", "", "comma-separated KEY=VALUE added to the server processes' environment (e.g. GODEBUG=gctrace=1)")
 	flag.Parse()
 	if *serverEnv != "" {
@@ -97,11 +107,14 @@ func main() {
 
 // bench holds what every measurement shares.
 type bench struct {
-	o    options
-	bin  string
-	emu  *emulator.Emulator
-	wire *wire
-	raw  *bigquery.Client
+	o   options
+	bin string
+	// floor is the floor program's binary (bench/floor), built only for
+	// the lighter step.
+	floor string
+	emu   *emulator.Emulator
+	wire  *wire
+	raw   *bigquery.Client
 	// distinct numbers the SQL texts of cold-verdict calls, so that no
 	// text repeats across rounds.
 	distinct int
@@ -114,11 +127,14 @@ func run(ctx context.Context, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	b := &bench{o: o, bin: filepath.Join(dir, "bigquery-mcp")}
-	build := exec.Command("go", "build", "-o", b.bin, "./cmd/bigquery-mcp")
-	build.Dir = o.root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		return fmt.Errorf("building server: %w\n%s", err, out)
+	// Stripped, as released, unless perf needs the symbols.
+	if err := goBuild(o.root, b.bin, "./cmd/bigquery-mcp", o.buildFlags, o.perf == ""); err != nil {
+		return fmt.Errorf("building server: %w", err)
+	}
+	if o.steps == nil || o.steps["lighter"] {
+		if b.floor, err = b.buildFloor(dir); err != nil {
+			return err
+		}
 	}
 	if b.emu, err = emulator.Start(ctx); err != nil {
 		return fmt.Errorf("starting emulator: %w", err)
@@ -148,6 +164,7 @@ func run(ctx context.Context, o options) error {
 		{"wire", "Requests at the wire per tool call", b.requestsPerCall},
 		{"p2", "P2: cached get_table_schema over stdio vs tables.get", b.p2},
 		{"p3", "P3: start to first tools/list; memory", b.p3},
+		{"lighter", "Lighter: the server beside the floor (bench/floor: only the design card's packages, one tool)", b.lighter},
 		{"p1slow", fmt.Sprintf("P1 behind a proxy adding %s to every BigQuery request", o.delay), b.p1Slow},
 		{"p4", "P4: a large table read with the default row cap", b.p4},
 		{"p5", "P5: export_results (Parquet, CSV) vs paging the same result with getQueryResults", b.p5},

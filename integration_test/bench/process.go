@@ -24,7 +24,13 @@ type serverProc struct {
 
 // start starts the server; extra are flags added to the command line.
 func (b *bench) start(ctx context.Context, extra ...string) (*serverProc, error) {
-	cmd := exec.Command(b.bin, append([]string{"stdio", "--endpoint", b.wire.URL, "--project", emulator.Project}, extra...)...)
+	return b.startBinary(ctx, b.bin, extra...)
+}
+
+// startBinary starts bin (the server, or the floor, which takes the same
+// first flags) over stdio and returns once the MCP handshake is done.
+func (b *bench) startBinary(ctx context.Context, bin string, extra ...string) (*serverProc, error) {
+	cmd := exec.Command(bin, append([]string{"stdio", "--endpoint", b.wire.URL, "--project", emulator.Project}, extra...)...)
 	cmd.Stderr = os.Stderr
 	cmd.Env = append(os.Environ(), b.o.serverEnv...)
 	c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
@@ -119,7 +125,7 @@ func (b *bench) p3(ctx context.Context, main *serverProc) error {
 	}
 	fmt.Printf("server used for P1/P2 so far: RSS %s, peak RSS (VmHWM) %s\n", mb(rss), mb(peak))
 	if st, err := os.Stat(b.bin); err == nil {
-		fmt.Printf("binary: %.1f MB (go build, not stripped)\n", float64(st.Size())/(1<<20))
+		fmt.Printf("binary: %s (%s, stripped unless -perf)\n", decimalMB(st.Size()), b.o.buildFlags)
 	}
 	return nil
 }
