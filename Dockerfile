@@ -10,11 +10,12 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 ARG COMMIT=
-# Static and reproducible: no cgo, no paths or VCS stamps in the binary. The
+# Static and reproducible: no cgo, no paths or VCS stamps in the binary; no
+# gRPC request tracing pages (grpcnotrace: the Makefile says why). The
 # same flags as the Makefile, .goreleaser.yaml and .ko.yaml (checked by
 # packaging/release's TestReleaseBuildFlagsAgree), so the image built here and
 # the released one hold the same binary.
-RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false \
+RUN CGO_ENABLED=0 GOOS=linux go build -trimpath -buildvcs=false -tags=grpcnotrace \
       -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${COMMIT}" \
       -o /out/bigquery-mcp ./cmd/bigquery-mcp
 

@@ -12,7 +12,13 @@ COMMIT        ?= $(shell git rev-parse HEAD 2>/dev/null)
 # The release build flags. .goreleaser.yaml, .ko.yaml and the Dockerfile pass
 # the same ones (packaging/release's TestReleaseBuildFlagsAgree checks), so
 # every artefact holds the same binary: static, no paths, no VCS stamp.
-BUILD_FLAGS   := -trimpath -buildvcs=false
+# grpcnotrace leaves out gRPC's golang.org/x/net/trace, whose /debug/requests
+# pages (never served: the server has its own mux) link html/template; its
+# reflect.Value.MethodByName makes the linker keep every exported method of
+# every type stored in an interface, 13 MB of the binary
+# (docs/performance.md, "What each dependency costs";
+# TestReleaseBinaryKeepsUnusedMethodsOut).
+BUILD_FLAGS   := -trimpath -buildvcs=false -tags=grpcnotrace
 LDFLAGS       := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The container image: its platforms, the non-root user (distroless's
 # nonroot), and OCI labels; the last label names the server for the MCP

@@ -109,7 +109,7 @@ func TestManifestAndServerJSONAgree(t *testing.T) {
 // Every build of the binary uses the same flags: the Makefile, the
 // Dockerfile, .goreleaser.yaml and .ko.yaml.
 func TestReleaseBuildFlagsAgree(t *testing.T) {
-	want := []string{"CGO_ENABLED=0", "-trimpath", "-buildvcs=false", "-s -w", "-X main.version=", "-X main.commit="}
+	want := []string{"CGO_ENABLED=0", "-trimpath", "-buildvcs=false", "-tags=grpcnotrace", "-s -w", "-X main.version=", "-X main.commit="}
 	for _, file := range []string{"Makefile", "Dockerfile", ".goreleaser.yaml", ".ko.yaml"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -120,6 +120,45 @@ func TestReleaseBuildFlagsAgree(t *testing.T) {
 				t.Errorf("%s does not build with %s", file, w)
 			}
 		}
+	}
+}
+
+// The binary, built with the Makefile's BUILD_FLAGS, reaches no dynamic
+// method lookup (reflect.Value.MethodByName or Method, e.g. through
+// text/template): with one, the linker keeps every exported method of every
+// type stored in an interface, which was 13 MB of this binary (gRPC's
+// request tracing pages, left out by grpcnotrace; docs/performance.md).
+// The linker's -dumpdep marks the functions that make it so <ReflectMethod>.
+func TestReleaseBinaryKeepsUnusedMethodsOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("links the binary")
+	}
+	makefile, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^BUILD_FLAGS\s*:=(.*)$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("the Makefile sets no BUILD_FLAGS")
+	}
+	args := append([]string{"build"}, strings.Fields(string(m[1]))...)
+	args = append(args, "-ldflags=-dumpdep", "-o", filepath.Join(t.TempDir(), "bigquery-mcp"), "./cmd/bigquery-mcp")
+	cmd := exec.Command("go", args...)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %s: %v\n%.2000s", strings.Join(args, " "), err, out)
+	}
+	var callers []string
+	for line := range strings.Lines(string(out)) {
+		for _, end := range strings.Split(strings.TrimSpace(line), " -> ") {
+			if f, ok := strings.CutSuffix(end, " <ReflectMethod>"); ok && !slices.Contains(callers, f) {
+				callers = append(callers, f)
+			}
+		}
+	}
+	if len(callers) > 0 {
+		t.Errorf("the binary reaches dynamic method lookup, so it keeps every exported method of every type in an interface: %s", strings.Join(callers, ", "))
 	}
 }
 
