@@ -7,7 +7,6 @@ package bqerr
 
 import (
 	"math"
-	"regexp"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -19,7 +18,7 @@ import (
 // job-status path with no HTTP code) means the query is wrong, not that
 // BigQuery broke. From real BigQuery it is a retryable backend fault.
 func jobInternalError(msg string, status int, zetasql bool) verdict {
-	if status >= 400 && status < 500 || status == 0 && (zetasql || emulatorSQLRE.MatchString(msg)) {
+	if status >= 400 && status < 500 || status == 0 && (zetasql || emulatorSQLRE().MatchString(msg)) {
 		if objectNotFound(msg) {
 			return verdict{code: NotFound}
 		}
@@ -31,18 +30,18 @@ func jobInternalError(msg string, status int, zetasql bool) verdict {
 // emulatorSQLRE recognises the emulator's SQL failures on the job-status
 // path, where it sends ZetaSQL's text without the location payload.
 // Real BigQuery never words a jobInternalError like this.
-var emulatorSQLRE = regexp.MustCompile(`failed to analyze|INVALID_ARGUMENT: |Syntax error|failed to convert|failed to parse`)
+var emulatorSQLRE = lazyRegexp(`failed to analyze|INVALID_ARGUMENT: |Syntax error|failed to convert|failed to parse`)
 
 // notFoundRE and notObjectRE tell "Table not found: x" / "dataset d is not
 // found" (the agent should look the name up) from "Function not found: f"
 // (the SQL is wrong).
 var (
-	notFoundRE  = regexp.MustCompile(`(?i)\bnot found\b`)
-	notObjectRE = regexp.MustCompile(`(?i)\b(function|column|field|name|signature|parameter|member) not found\b`)
+	notFoundRE  = lazyRegexp(`(?i)\bnot found\b`)
+	notObjectRE = lazyRegexp(`(?i)\b(function|column|field|name|signature|parameter|member) not found\b`)
 )
 
 func objectNotFound(msg string) bool {
-	return notFoundRE.MatchString(msg) && !notObjectRE.MatchString(msg)
+	return notFoundRE().MatchString(msg) && !notObjectRE().MatchString(msg)
 }
 
 // payloadPrefix opens an absl::Status payload as printed by Status::ToString:

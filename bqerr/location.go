@@ -1,13 +1,12 @@
 package bqerr
 
 import (
-	"regexp"
 	"strconv"
 )
 
 // bqLocationRE finds the SQL position in a message: BigQuery writes
 // "... at [3:15]", ZetaSQL (and so the emulator) writes "... [at 3:15]".
-var bqLocationRE = regexp.MustCompile(`\bat \[(\d{1,9}):(\d{1,9})\]|\[at (\d{1,9}):(\d{1,9})\]`)
+var bqLocationRE = lazyRegexp(`\bat \[(\d{1,9}):(\d{1,9})\]|\[at (\d{1,9}):(\d{1,9})\]`)
 
 // parseSQLLocation finds where in the SQL a BigQuery or ZetaSQL error
 // message points, and returns the message without the ZetaSQL status
@@ -20,7 +19,7 @@ var bqLocationRE = regexp.MustCompile(`\bat \[(\d{1,9}):(\d{1,9})\]|\[at (\d{1,9
 // rather than a panic.
 func parseSQLLocation(msg string) (loc *Location, cleaned string, zetasql bool) {
 	cleaned, payloadLoc, zetasql := stripPayloads(msg)
-	if m := bqLocationRE.FindStringSubmatch(cleaned); m != nil {
+	if m := bqLocationRE().FindStringSubmatch(cleaned); m != nil {
 		l, c := m[1], m[2]
 		if l == "" {
 			l, c = m[3], m[4]

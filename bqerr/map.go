@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -105,7 +104,7 @@ const (
 
 // schemaRE recognises an "invalid" error that is about a schema, which the
 // agent fixes differently from a bad argument.
-var schemaRE = regexp.MustCompile(`(?i)schema`)
+var schemaRE = lazyRegexp(`(?i)schema`)
 
 // classify maps a BigQuery reason, message and HTTP status (0 when there was
 // no HTTP response, as for job errors) to a verdict. The reason decides
@@ -132,7 +131,7 @@ func byReason(reason, msg string, status int, zetasql bool) (verdict, bool) {
 	case "invalidQuery":
 		return verdict{code: QueryError}, true
 	case "invalid":
-		if schemaRE.MatchString(msg) {
+		if schemaRE().MatchString(msg) {
 			return verdict{code: SchemaError}, true
 		}
 		return verdict{code: InvalidArgument}, true
@@ -296,10 +295,10 @@ func defaultMessage(code Code, status int) string {
 }
 
 // reasonRE is what a BigQuery reason looks like; anything else is not shown.
-var reasonRE = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`)
+var reasonRE = lazyRegexp(`^[A-Za-z0-9_.\-]{1,64}$`)
 
 func safeReason(r string) string {
-	if reasonRE.MatchString(r) {
+	if reasonRE().MatchString(r) {
 		return r
 	}
 	return ""

@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -25,7 +24,7 @@ import (
 
 // oauthCodeRE is what an RFC 6749 error code looks like (invalid_grant);
 // only such a code is echoed, never the token endpoint's body.
-var oauthCodeRE = regexp.MustCompile(`^[a-z_]{1,40}$`)
+var oauthCodeRE = lazyRegexp(`^[a-z_]{1,40}$`)
 
 // fromAuth maps a failure to obtain credentials. The token endpoint's body
 // may hold secrets, so it is never copied; only its status and RFC 6749
@@ -65,7 +64,7 @@ func fromAuth(err error) *Error {
 			return e
 		}
 		return build(AuthError, false, "", "no Google credentials were found for BigQuery", DefaultHint(AuthError))
-	case metadataNotDefinedRE.MatchString(s):
+	case metadataNotDefinedRE().MatchString(s):
 		return build(AuthError, false, "", "the metadata server has no credentials for this server", DefaultHint(AuthError))
 	}
 	return nil
@@ -97,7 +96,7 @@ func FromTokenFetch(err error) *Error {
 func tokenRefused(status int, code string) *Error {
 	msg := "could not obtain Google credentials: the token service refused the request"
 	switch {
-	case oauthCodeRE.MatchString(code):
+	case oauthCodeRE().MatchString(code):
 		msg += fmt.Sprintf(" (%s)", code)
 	case status > 0:
 		msg += fmt.Sprintf(" (HTTP %d)", status)
@@ -122,7 +121,7 @@ func tokenUnreachable(err error) *Error {
 	var ne net.Error
 	if !unreachable(err) && !(errors.As(err, &ne) && ne.Timeout()) &&
 		!errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, io.ErrUnexpectedEOF) &&
-		!networkTextRE.MatchString(errText(err)) {
+		!networkTextRE().MatchString(errText(err)) {
 		return nil
 	}
 	return build(Unavailable, true, "", "the Google token service could not be reached to obtain credentials",
@@ -131,11 +130,11 @@ func tokenUnreachable(err error) *Error {
 
 // networkTextRE recognises a failure with no answer in text, for errors
 // that carry their cause only as text (oauth2 wraps with %v).
-var networkTextRE = regexp.MustCompile(`(?i)no such host|server misbehaving|temporary failure in name resolution|connection refused|connection reset|broken pipe|network is unreachable|no route to host|host is unreachable|i/o timeout|TLS handshake timeout|context deadline exceeded|Client\.Timeout exceeded|timeout awaiting response headers|unexpected EOF|: EOF$`)
+var networkTextRE = lazyRegexp(`(?i)no such host|server misbehaving|temporary failure in name resolution|connection refused|connection reset|broken pipe|network is unreachable|no route to host|host is unreachable|i/o timeout|TLS handshake timeout|context deadline exceeded|Client\.Timeout exceeded|timeout awaiting response headers|unexpected EOF|: EOF$`)
 
 // metadataNotDefinedRE is the metadata server saying it has no token for
 // the asked scopes or account (cloud.google.com/go/compute/metadata).
-var metadataNotDefinedRE = regexp.MustCompile(`metadata: GCE metadata "[^"]*token[^"]*" not defined`)
+var metadataNotDefinedRE = lazyRegexp(`metadata: GCE metadata "[^"]*token[^"]*" not defined`)
 
 // tokenHosts serve Google credentials: the OAuth token endpoints, the
 // security token and IAM credentials services, and the metadata server.
