@@ -18,6 +18,7 @@ package export
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -48,7 +49,7 @@ const DefaultMaxBytes = 10 << 30
 // table under every check, or the result of a finished job the caller
 // owns.
 type Queries interface {
-	RunToTable(ctx context.Context, in query.ExecuteInput) (*query.ResultTable, error)
+	RunToTable(ctx context.Context, in query.ExecuteInput, checkEstimate func(bytes int64) error) (*query.ResultTable, error)
 	ResultOf(ctx context.Context, jobID, location string) (*query.ResultTable, error)
 }
 
@@ -207,7 +208,8 @@ func (s *Service) result(ctx context.Context, in Input) (*query.ResultTable, err
 	case job != "":
 		return s.cfg.Queries.ResultOf(ctx, job, in.Location)
 	case sql != "":
-		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset, MaxExportBytes: s.cfg.MaxBytes})
+		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset},
+			estimateCap(sql, s.cfg.MaxBytes))
 	}
 	return nil, bqerr.Invalid("sql or jobId is required", "Pass the SELECT to export in sql, or the jobId of a query you ran with execute_sql.")
 }
@@ -219,4 +221,17 @@ func columns(schema bigquery.Schema) []string {
 		out[i] = f.Name
 	}
 	return out
+}
+
+// WholeResultHint is the hint that leads from a cut result (execute_sql,
+// get_query_results) to all of its rows: export_results with the result's
+// job, which writes every row outside the conversation without running the
+// query again. The wiring hands it to package query when export_results is
+// listed.
+func WholeResultHint(jobID, location string) string {
+	job := fmt.Sprintf("jobId %q", jobID)
+	if location != "" {
+		job += fmt.Sprintf(" and location %q", location)
+	}
+	return "The whole result: export_results with " + job + " writes every row outside the conversation, without running the query again."
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
@@ -35,7 +36,7 @@ type fakeQueries struct {
 // testPrice is the price the fake's job was billed at.
 var testPrice = cost.Price{Billing: cost.OnDemand, Location: "US", PerTiBUSD: 6.25, Source: cost.SourceTable}
 
-func (f *fakeQueries) RunToTable(_ context.Context, in query.ExecuteInput) (*query.ResultTable, error) {
+func (f *fakeQueries) RunToTable(_ context.Context, in query.ExecuteInput, _ func(int64) error) (*query.ResultTable, error) {
 	f.runs.Add(1)
 	if f.err != nil {
 		return nil, f.err
@@ -373,8 +374,8 @@ func TestExportReportsProgressAndStopsAtItsLimit(t *testing.T) {
 	defer func(d time.Duration) { progressEvery = d }(progressEvery)
 	progressEvery = 10 * time.Millisecond
 	s := newTestService(t, &fakeReader{schema: testSchema, rows: data}, &fakeQueries{})
-	var reports []Progress
-	ctx := WithProgress(context.Background(), func(_ context.Context, p Progress) { reports = append(reports, p) })
+	var reports []job.Progress
+	ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) { reports = append(reports, p) })
 	slow := &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 1024, pause: 20 * time.Millisecond}
 	s.cfg.Reader = slow
 	out, err := s.Export(ctx, Input{SQL: "SELECT 1"})

@@ -18,6 +18,7 @@ import (
 	"cloud.google.com/go/bigquery"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -200,7 +201,7 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 		enc = &jsonlEncoder{w: bw}
 	}
 	var n int64
-	report, reported := progressOf(ctx), time.Now()
+	report, reported := job.ProgressOf(ctx), time.Now()
 	for row, err := range rs.Rows {
 		if err != nil {
 			return nil, 0, "", err
@@ -215,7 +216,7 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 		}
 		n++
 		if report != nil && n%progressRows == 0 && time.Since(reported) >= progressEvery {
-			report(ctx, Progress{Rows: n, TotalRows: rs.TotalRows(), Bytes: written(w) + int64(bw.Buffered())})
+			report(ctx, job.Progress{Rows: n, TotalRows: rs.TotalRows(), Bytes: written(w) + int64(bw.Buffered())})
 			reported = time.Now()
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -193,7 +194,7 @@ type ClientExtractor struct {
 
 // Extract reads the source's size and schema (tables.get), refuses it
 // above spec.MaxBytes, then runs an extract job (jobs.insert with
-// configuration.extract) under spec.JobID and waits for it (runJob), and
+// configuration.extract) under spec.JobID and waits for it (job.Run), and
 // returns its file count.
 func (c ClientExtractor) Extract(ctx context.Context, src *bigquery.Table, spec ExtractSpec) (*Extracted, error) {
 	s := c.Client.DatasetInProject(src.ProjectID, src.DatasetID).Table(src.TableID)
@@ -210,7 +211,7 @@ func (c ClientExtractor) Extract(ctx context.Context, src *bigquery.Table, spec 
 	dst.DestinationFormat = spec.Format
 	ex := s.ExtractorTo(dst)
 	ex.JobID, ex.Location, ex.Labels = spec.JobID, spec.Location, spec.Labels
-	status, err := runJob(ctx, c.Client, spec.JobID, spec.Location, ex.Run)
+	status, err := job.Run(ctx, c.Client, job.Ref{ID: spec.JobID, Location: spec.Location}, ex.Run)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/api/iterator"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 )
 
 // ArrowReader is a TableReader that can also hand over a table's Arrow
@@ -105,7 +106,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 		return nil, 0, "", err
 	}
 	var n int64
-	report, last := progressOf(ctx), int64(0)
+	report, last := job.ProgressOf(ctx), int64(0)
 	for rdr.Next() {
 		rec := rdr.Record()
 		if err := pw.write(rec); err != nil {
@@ -118,7 +119,7 @@ func (s *Service) writeParquet(ctx context.Context, table *bigquery.Table, w io.
 		}
 		n += rec.NumRows()
 		if report != nil && n-last >= progressRows {
-			report(ctx, Progress{Rows: n, Bytes: written(w)})
+			report(ctx, job.Progress{Rows: n, Bytes: written(w)})
 			last = n
 		}
 	}

@@ -1,35 +1,10 @@
 package export
 
-import (
-	"context"
-	"time"
-)
+import "time"
 
-// Progress is what a caller that asked for progress hears while rows are
-// written: rows so far, of TotalRows when the reader knows it.
-type Progress struct {
-	Rows      int64
-	TotalRows uint64
-	Bytes     int64
-}
-
-// ProgressFunc receives progress reports.
-type ProgressFunc func(ctx context.Context, p Progress)
-
-type progressKey struct{}
-
-// WithProgress returns ctx carrying report, which Export calls while it
-// writes a file (every progressRows rows, at most once per progressEvery).
-// The server wiring puts it there for clients that sent a progress token,
-// so this package needs no knowledge of MCP.
-func WithProgress(ctx context.Context, report ProgressFunc) context.Context {
-	return context.WithValue(ctx, progressKey{}, report)
-}
-
-func progressOf(ctx context.Context) ProgressFunc {
-	f, _ := ctx.Value(progressKey{}).(ProgressFunc)
-	return f
-}
+// A caller that asked for progress (job.WithProgress) hears, while a file
+// is written, the rows and bytes written so far (a job.Progress without a
+// job ID), every progressRows rows at most once per progressEvery.
 
 // progressRows is how often (in rows) the clock is looked at.
 const progressRows = 1024

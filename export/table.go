@@ -11,6 +11,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -98,7 +99,7 @@ type ClientCopier struct {
 }
 
 // Copy runs a copy job (WRITE_EMPTY unless overwriting) under spec.JobID,
-// waits for it (runJob) and sets the destination's expiration.
+// waits for it (job.Run) and sets the destination's expiration.
 func (c ClientCopier) Copy(ctx context.Context, src, dst *bigquery.Table, spec CopySpec) (int64, int64, error) {
 	s := c.Client.DatasetInProject(src.ProjectID, src.DatasetID).Table(src.TableID)
 	d := c.Client.DatasetInProject(dst.ProjectID, dst.DatasetID).Table(dst.TableID)
@@ -108,7 +109,7 @@ func (c ClientCopier) Copy(ctx context.Context, src, dst *bigquery.Table, spec C
 	if spec.Overwrite {
 		cp.WriteDisposition = bigquery.WriteTruncate
 	}
-	if _, err := runJob(ctx, c.Client, spec.JobID, spec.Location, cp.Run); err != nil {
+	if _, err := job.Run(ctx, c.Client, job.Ref{ID: spec.JobID, Location: spec.Location}, cp.Run); err != nil {
 		return 0, 0, err
 	}
 	md, err := d.Update(ctx, bigquery.TableMetadataToUpdate{ExpirationTime: spec.Expires}, "")

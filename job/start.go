@@ -45,9 +45,10 @@ func QueryConfig(q QuerySpec) *bq.JobConfigurationQuery {
 	return c
 }
 
-// jobCreationRequired makes jobs.query always create a job; see
+// JobCreationRequired makes jobs.query always create a job (cost advice
+// sends its own lookups with it too); see
 // docs/performance.md for why the optional mode is not used.
-const jobCreationRequired = "JOB_CREATION_REQUIRED"
+const JobCreationRequired = "JOB_CREATION_REQUIRED"
 
 // QueryRequest is the jobs.query request for q, run in location, that
 // answers with up to maxRows rows. Its requestId is chosen here, once:
@@ -67,7 +68,7 @@ func (r *Runner) QueryRequest(ctx context.Context, q *bq.JobConfigurationQuery, 
 		Labels:             governance.JobLabels(ctx),
 		MaxResults:         int64(maxRows),
 		RequestId:          r.newID(),
-		JobCreationMode:    jobCreationRequired,
+		JobCreationMode:    JobCreationRequired,
 		JobTimeoutMs:       timeout.Milliseconds(),
 		FormatOptions:      &bq.DataFormatOptions{UseInt64Timestamp: true},
 	}
@@ -81,7 +82,11 @@ func (r *Runner) DryRun(ctx context.Context, q *bq.JobConfigurationQuery, locati
 		JobReference:  &bq.JobReference{ProjectId: r.cfg.Project, JobId: r.newID(), Location: location},
 		Configuration: &bq.JobConfiguration{DryRun: true, Query: q, Labels: governance.JobLabels(ctx)},
 	}
-	return r.insert(ctx, resilience.Query, j)
+	got, err := r.insert(ctx, resilience.Query, j)
+	if err == nil && got == nil {
+		err = errors.New("the dry run's job ID was taken") // a fresh UUID: never expected
+	}
+	return got, err
 }
 
 // InsertQuery starts q as a jobs.insert under ref's ID, chosen before the
@@ -136,15 +141,15 @@ func sameJob(err error, id string) bool {
 	return errors.As(err, &ge) && ge.Code == http.StatusConflict && strings.Contains(ge.Message, id)
 }
 
-// Run starts a client job (copy, extract) under ref's ID with start and
-// waits for it to end. A 409 naming the ID means an earlier attempt's
+// Run starts a client job (copy, extract) under ref's ID with start, on
+// client, and waits for it to end. A 409 naming the ID means an earlier attempt's
 // insert arrived: that job is the one waited for, never a second. A caller
 // that goes away while the job runs gets it cancelled (best effort), so
 // nothing keeps writing that nobody will see.
-func (r *Runner) Run(ctx context.Context, ref Ref, start func(context.Context) (*bigquery.Job, error)) (*bigquery.JobStatus, error) {
+func Run(ctx context.Context, client *bigquery.Client, ref Ref, start func(context.Context) (*bigquery.Job, error)) (*bigquery.JobStatus, error) {
 	j, err := start(ctx)
 	if sameJob(err, ref.ID) {
-		j, err = r.client.JobFromIDLocation(ctx, ref.ID, ref.Location)
+		j, err = client.JobFromIDLocation(ctx, ref.ID, ref.Location)
 	}
 	if err != nil {
 		return nil, err

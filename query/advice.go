@@ -33,6 +33,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -267,7 +268,7 @@ func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef) (
 		// The lookup bills 10 MB; a little room, never the server cap.
 		MaximumBytesBilled: min(s.cfg.MaxBytesBilled, 10*infoSchemaMinBytes),
 		RequestId:          uuid.NewString(),
-		JobCreationMode:    jobCreationRequired,
+		JobCreationMode:    job.JobCreationRequired,
 	}
 	var resp *bq.QueryResponse
 	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"cloud.google.com/go/bigquery"
-	"github.com/google/uuid"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
@@ -60,10 +59,10 @@ type Config struct {
 	// where BigQuery routes them, and a job of unknown location is looked
 	// for only in the US and EU multi-regions.
 	Catalog Catalog
-	// ExportListed is set when export_results is listed: a cut result's
-	// hint then names it with the job's ID, the way to the whole result.
-	// False: the hint says nothing of exports.
-	ExportListed bool
+	// WholeResult, when set, is the hint that leads from a cut result to
+	// all of its rows by the result's job (the wiring sets export's when
+	// export_results is listed). Nil: a cut result's hint names no way.
+	WholeResult func(jobID, location string) string
 	// Hooks see what jobs did. Zero: nobody is told.
 	Hooks Hooks
 	// Logger logs what the agent is not told. Nil: nothing is logged.
@@ -159,9 +158,6 @@ func NewService(cfg Config) *Service {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
-		verdicts: newVerdicts(), views: newViewCache(), newRequestID: uuid.NewString, loc: newLocator()}
-	s.follower = newFollower(s.jobState, func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
-		s.settle(ctx, f.job.id, f.reservation, bytesProcessed, bytesBilled)
-	})
+		verdicts: newVerdicts(), views: newViewCache()}
 	return s
 }

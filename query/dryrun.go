@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"cloud.google.com/go/bigquery"
-	"github.com/google/uuid"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
@@ -14,7 +13,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
 
@@ -43,33 +42,11 @@ type plannedObject struct {
 // It goes through the REST service: the client's statistics leave out the
 // routines referenced and most DDL and DCL targets.
 func (s *Service) dryRun(ctx context.Context, r *request) (*dryRunResult, error) {
-	params, err := restParameters(r.params)
+	spec, err := r.querySpec()
 	if err != nil {
 		return nil, err
 	}
-	useLegacy := false
-	q := &bq.JobConfigurationQuery{
-		Query:              r.sql,
-		UseLegacySql:       &useLegacy,
-		QueryParameters:    params,
-		MaximumBytesBilled: r.maxBytesBilled,
-	}
-	if len(params) > 0 {
-		q.ParameterMode = "NAMED"
-	}
-	if r.defaultDataset != "" {
-		q.DefaultDataset = &bq.DatasetReference{ProjectId: r.defaultProject, DatasetId: r.defaultDataset}
-	}
-	job := &bq.Job{
-		JobReference:  &bq.JobReference{ProjectId: s.cfg.Project, JobId: uuid.NewString(), Location: s.jobLocation(ctx, r)},
-		Configuration: &bq.JobConfiguration{DryRun: true, Query: q, Labels: governance.JobLabels(ctx)},
-	}
-	var got *bq.Job
-	err = s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
-		var err error
-		got, err = s.rest.Jobs.Insert(s.cfg.Project, job).Context(ctx).Do()
-		return err
-	})
+	got, err := s.jobs().DryRun(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r))
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +169,7 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	}
 	qs, err := s.dryRun(ctx, r)
 	if err != nil {
-		return nil, s.fail(ctx, err, r, "", "")
+		return nil, s.fail(ctx, err, r, job.Ref{})
 	}
 	if s.cfg.Datasets.Enabled() {
 		if err := s.checkPlan(ctx, r, qs); err != nil {

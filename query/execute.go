@@ -12,6 +12,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
@@ -30,11 +31,6 @@ type ExecuteInput struct {
 	TimeoutSeconds int         `json:"timeoutSeconds,omitempty" jsonschema:"Job time limit in seconds."`
 	Format         string      `json:"format,omitempty" jsonschema:"compact (default) or objects."`
 	WaitSeconds    int         `json:"waitSeconds,omitempty" jsonschema:"Seconds to wait (default 45); then jobComplete false if still running."`
-	// MaxExportBytes is export_results' --max-export-bytes, for
-	// RunToTable: a query the dry run estimates to read more is refused
-	// before its job starts (guard.go). No agent sets it: it is not part
-	// of execute_sql's input. Zero: no such check.
-	MaxExportBytes int64 `json:"-"`
 }
 
 // ExecuteOutput is execute_sql's result.
@@ -102,24 +98,23 @@ type request struct {
 	maxRows        int
 	maxBytesBilled int64
 	timeout        time.Duration
-	// meta is what the caller's list of last jobs says of its job.
-	meta jobMeta
 	// wait is how long the call waits for the job before it answers
 	// jobComplete:false (never beyond timeout, where the job is cancelled).
 	wait time.Duration
 	// location is where the job runs, once located is set (jobLocation).
 	location string
 	located  bool
-	// reservation holds estimate bytes of the caller's budget for the job
-	// until its cost is settled (settle.go).
-	reservation string
-	estimate    int64
+	// charge holds the estimate in the caller's budget for the job until
+	// its cost is settled (settle.go, package job), with what the list of
+	// last jobs will say of it.
+	charge job.Charge
 	// throughView is set when the dataset allowlist let the query through
 	// without every table it reads in an allowed dataset (an authorized
 	// view): its job's error text is withheld (owner.go).
 	throughView bool
-	// maxExportBytes is ExecuteInput.MaxExportBytes.
-	maxExportBytes int64
+	// checkEstimate, when set, is one more check of the dry run's
+	// estimate before any budget is held (RunToTable's caller's).
+	checkEstimate func(bytes int64) error
 }
 
 func (s *Service) validate(in ExecuteInput) (*request, error) {
@@ -138,8 +133,7 @@ func (s *Service) validate(in ExecuteInput) (*request, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &request{sql: sql, text: sqltext.Parse(sql), params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout,
-		maxExportBytes: in.MaxExportBytes}
+	r := &request{sql: sql, text: sqltext.Parse(sql), params: params, maxRows: s.cfg.DefaultMaxRows, maxBytesBilled: s.cfg.MaxBytesBilled, timeout: s.cfg.QueryTimeout}
 	if ds := strings.ReplaceAll(strings.TrimSpace(in.DefaultDataset), "`", ""); ds != "" {
 		r.defaultProject, r.defaultDataset = s.cfg.Project, ds
 		if p, d, ok := strings.Cut(ds, "."); ok {
@@ -210,63 +204,65 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	if err := s.admit(ctx, r); err != nil {
 		return nil, err
 	}
-	r.meta = metaOf(ctx, r)
+	chargeFor(ctx, r)
 
 	op := s.operation(r.sql)
-	req, err := s.queryRequest(ctx, r)
+	spec, err := r.querySpec()
 	if err != nil {
 		s.release(ctx, r)
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
+	jobs := s.jobs()
+	req := jobs.QueryRequest(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r), r.maxRows, r.timeout)
 	// SQL may name customers or hold literals: debug level only, and cut.
 	s.log.DebugContext(ctx, "starting query", "request_id", req.RequestId, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
 	until := start.Add(min(r.wait, r.timeout))
-	p, err := s.startQuery(ctx, op, req, until)
+	p, err := jobs.Query(ctx, op, req, until)
 	if err != nil {
-		job := s.recoverJob(ctx, op, req)
-		err = s.fail(ctx, err, r, job.id, job.location)
-		if job.id == "" {
+		ref := jobs.Recover(ctx, op, req)
+		err = s.fail(ctx, err, r, ref)
+		if ref.ID == "" {
 			// No job is known to have started: BigQuery refused the
 			// query, or never answered (see docs/governance.md).
 			s.release(ctx, r)
 		} else {
-			s.own(ctx, r, job)
-			s.followJob(ctx, job, r.reservation, r.estimate, r.meta)
+			jobs.Own(ctx, ref, r.charge, r.throughView)
+			jobs.Follow(ctx, ref, r.charge)
 		}
 		return nil, err
 	}
-	s.own(ctx, r, p.job)
-	if p, err = s.await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
-		err = s.fail(ctx, err, r, p.job.id, p.job.location)
-		s.settleFromJob(ctx, p.job, r.reservation, r.estimate, r.meta)
+	jobs.Own(ctx, p.Job, r.charge, r.throughView)
+	if p, err = jobs.Await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
+		err = s.fail(ctx, err, r, p.Job)
+		jobs.SettleFromJob(ctx, p.Job, r.charge)
 		return nil, err
 	}
-	out := &ExecuteOutput{JobID: p.job.id, Location: p.job.location}
-	if !p.complete {
+	out := &ExecuteOutput{JobID: p.Job.ID, Location: p.Job.Location}
+	if !p.Complete {
 		if r.wait >= r.timeout {
 			// The query's own time is up: stop the job.
 			<-ctx.Done()
-			err := s.fail(ctx, ctx.Err(), r, p.job.id, p.job.location)
-			s.followJob(ctx, p.job, r.reservation, r.estimate, r.meta)
+			err := s.fail(ctx, ctx.Err(), r, p.Job)
+			jobs.Follow(ctx, p.Job, r.charge)
 			return nil, err
 		}
-		s.stillRunning(ctx, p.job, start, out)
-		s.followJob(ctx, p.job, r.reservation, r.estimate, r.meta)
+		s.stillRunning(ctx, p.Job, start, out)
+		jobs.Follow(ctx, p.Job, r.charge)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
 	// The job is done: its cost is settled before its rows are read, which
 	// may fail without changing what it billed.
-	if p.billed {
-		s.settleJob(ctx, p.job, r.reservation, r.meta, jobStatus{bytesProcessed: p.bytesProcessed, bytesBilled: p.bytesBilled,
-			slotMs: p.slotMs, haveSlotMs: true, cacheHit: p.cacheHit, statement: statementType(r.sql, p)})
-	} else if st, ok := s.settleFromJob(ctx, p.job, r.reservation, r.estimate, r.meta); ok {
-		p.billedBy(st)
+	if p.Billed {
+		jobs.Settle(ctx, p.Job, r.charge, job.Status{BytesProcessed: p.BytesProcessed, BytesBilled: p.BytesBilled,
+			SlotMs: p.SlotMs, HaveSlotMs: true, CacheHit: p.CacheHit, Statement: statementType(r.sql, p)})
+	} else if st, ok := jobs.SettleFromJob(ctx, p.Job, r.charge); ok {
+		p.BilledBy(st)
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
-		return nil, s.fail(ctx, err, r, p.job.id, p.job.location)
+		return nil, s.fail(ctx, err, r, p.Job)
 	}
 	s.addStats(out, p, statementType(r.sql, p))
 	s.cutHint(out)
@@ -294,11 +290,11 @@ func (s *Service) operation(sql string) resilience.Operation {
 // accepts is a SELECT (and on a read-only server BigQuery's dry run agreed),
 // and a statement that changed rows is DML named by its first keyword.
 // Anything else is left unnamed rather than guessed.
-func statementType(sql string, p *page) string {
+func statementType(sql string, p *job.Page) string {
 	if sqltext.CheckReadOnly(sql) == nil {
 		return "SELECT"
 	}
-	if p.dml {
+	if p.DML {
 		toks, _ := sqltext.Lex(sql)
 		if stmts := sqltext.Split(toks); len(stmts) == 1 {
 			switch kw, _ := sqltext.LeadingKeyword(stmts[0]); kw {
@@ -313,17 +309,17 @@ func statementType(sql string, p *page) string {
 // addStats puts a finished job's statistics in out, with its cost when
 // they give it: the bytes billed are known (p.billed), and they come with
 // the job's slot time.
-func (s *Service) addStats(out *ExecuteOutput, p *page, statementType string) {
+func (s *Service) addStats(out *ExecuteOutput, p *job.Page, statementType string) {
 	out.StatementType = statementType
-	out.BytesProcessed, out.BytesBilled, out.CacheHit = p.bytesProcessed, p.bytesBilled, p.cacheHit
-	if p.dml || p.affected != 0 {
-		n := p.affected
+	out.BytesProcessed, out.BytesBilled, out.CacheHit = p.BytesProcessed, p.BytesBilled, p.CacheHit
+	if p.DML || p.Affected != 0 {
+		n := p.Affected
 		out.AffectedRows = &n
 	}
-	if p.billed {
+	if p.Billed {
 		// A job that used no slot time is one BigQuery answered from
 		// cache; otherwise a zero is a figure BigQuery did not give.
-		out.SlotMs = p.slotMs
-		out.CostUSD, out.Price = s.jobCost(p.job.location, p.bytesBilled, p.slotMs, p.slotMs > 0 || p.cacheHit)
+		out.SlotMs = p.SlotMs
+		out.CostUSD, out.Price = s.jobCost(p.Job.Location, p.BytesBilled, p.SlotMs, p.SlotMs > 0 || p.CacheHit)
 	}
 }

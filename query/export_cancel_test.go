@@ -100,7 +100,7 @@ func TestRunToTableCancelsItsJob(t *testing.T) {
 				}()
 			}
 			start := time.Now()
-			_, err := s.RunToTable(ctx, tc.in)
+			_, err := s.RunToTable(ctx, tc.in, nil)
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("RunToTable returned after %s", took)
 			}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
@@ -20,12 +20,13 @@ import (
 //   - the dataset allowlist (allow.go), against the tables the dry run
 //     reports.
 //   - the bytes budget and the confirmation threshold, against the dry
-//     run's estimate; for an export, its --max-export-bytes too, before
-//     any budget is held.
+//     run's estimate; the caller's own check of the estimate too
+//     (request.checkEstimate, RunToTable's), before any budget is held.
 //
 // BigQuery's statement type and tables are remembered (verdicts), so the
 // same query asked again costs no dry run unless a budget, confirmation or
-// export cap needs a fresh estimate; the lexical checks run on every call.
+// the caller's check needs a fresh estimate; the lexical checks run on
+// every call.
 func (s *Service) preflight(ctx context.Context, r *request) error {
 	if !s.cfg.AllowWrites {
 		if err := s.checkReadOnlyText(ctx, r); err != nil {
@@ -42,7 +43,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	}
 	v, known := s.verdicts.get(r)
 	budgeted := s.cfg.State.Limited() || s.cfg.ConfirmAboveBytes > 0
-	needDryRun := budgeted || r.maxExportBytes > 0 ||
+	needDryRun := budgeted || r.checkEstimate != nil ||
 		(!s.cfg.AllowWrites && !known) ||
 		(s.cfg.Datasets.Enabled() && !(known && v.datasetsAllowed))
 	if !needDryRun {
@@ -50,7 +51,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	}
 	stats, err := s.dryRun(ctx, r)
 	if err != nil {
-		return s.fail(ctx, err, r, "", "")
+		return s.fail(ctx, err, r, job.Ref{})
 	}
 	v = verdict{statementType: stats.StatementType}
 	if err := s.checkStatementType(r, v.statementType); err != nil {
@@ -65,8 +66,10 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	s.verdicts.add(r, v)
 	// After the allowlist: a refused query's size is not the caller's to
 	// learn.
-	if err := checkExportBytes(r, stats.TotalBytesProcessed); err != nil {
-		return err
+	if r.checkEstimate != nil {
+		if err := r.checkEstimate(stats.TotalBytesProcessed); err != nil {
+			return err
+		}
 	}
 	if !budgeted {
 		return nil
@@ -81,28 +84,6 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 		return err
 	}
 	return nil
-}
-
-// checkExportBytes refuses an export whose query the dry run estimates to
-// read more than its --max-export-bytes, before its job starts and before
-// any of the caller's budget is held. What a query reads is the only size
-// known before it runs; its result may be smaller (an aggregate) or, for
-// some joins, larger, which a file export's write-time check (package
-// export) still holds.
-// A dry run that gives no estimate (0 bytes: BigQuery gives none for some
-// statements, and an emulator may give none at all) passes: the cap cannot
-// be checked in advance, and is then held only as a file is written.
-func checkExportBytes(r *request, estimate int64) error {
-	if r.maxExportBytes <= 0 || estimate <= r.maxExportBytes {
-		return nil
-	}
-	return bqerr.Newf(bqerr.ResourceExhausted,
-		"the query would read about %s, more than this server allows one export (--max-export-bytes %s); nothing ran",
-		governance.FormatBytes(estimate), governance.FormatBytes(r.maxExportBytes)).
-		WithRetryable(false).
-		WithHint("Narrow the query (filter on the partition column, a WHERE clause) or select fewer columns, or ask the user to raise --max-export-bytes. " +
-			"A small result of a large scan (an aggregate): run it with execute_sql, then export its jobId.").
-		WithQuery(r.sql)
 }
 
 // allAllowed reports whether BigQuery listed tables and every one of them
@@ -137,7 +118,7 @@ func (s *Service) checkReadOnlyText(ctx context.Context, r *request) error {
 			// column) helps the agent more than "read-only"; a dry run
 			// never executes anything.
 			if _, derr := s.dryRun(ctx, r); derr != nil {
-				return s.fail(ctx, derr, r, "", "")
+				return s.fail(ctx, derr, r, job.Ref{})
 			}
 		}
 	}

@@ -204,6 +204,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 // region probed, at most maxLocationProbes, and fails NOT_FOUND with a hint
 // that says where it was looked for.
 func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
+	const maxLocationProbes = 8 // package job's bound
 	ctx := context.Background()
 	f := newRegionalBigQuery(t, nil)
 	s := newSlowService(t, f)

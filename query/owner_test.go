@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -115,6 +116,7 @@ func TestForeignJobsOnlyForOneLocalUser(t *testing.T) {
 		t.Errorf("stdio get_job of a console job: %v", err)
 	}
 	s.cfg.MultiPrincipal = true
+	reconfigured(s)
 	before := fake.requestsFor("console_job")
 	_, err := s.GetJob(as("token:1"), JobInput{JobID: "console_job"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.NotFound {
@@ -182,3 +184,7 @@ func TestErrorOfJobThroughViewIsWithheld(t *testing.T) {
 		t.Errorf("get_job of a job that read only allowed tables = %+v, %v; want its error", got, err)
 	}
 }
+
+// reconfigured makes s build its job runner again from s.cfg, after a test
+// changed the config between calls.
+func reconfigured(s *Service) { s.runner, s.runnerOnce = nil, sync.Once{} }

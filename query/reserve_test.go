@@ -16,6 +16,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 )
 
 const mib = 1 << 20
@@ -228,26 +229,19 @@ func newLedgerService(t *testing.T, fake *ledgerBigQuery, perSession, perDay int
 }
 
 // speedUp makes the follower look at unfinished jobs every 20 ms, not
-// every few seconds, and returns a channel that has a value after the
-// follower settles a job (one value for any number of jobs).
-func speedUp(s *Service) <-chan struct{} {
-	s.follower.every, s.follower.first, s.follower.longest = 20*time.Millisecond, 20*time.Millisecond, 20*time.Millisecond
-	settledOne := make(chan struct{}, 1)
-	settle := s.follower.settle
-	s.follower.settle = func(ctx context.Context, f followed, bytesProcessed, bytesBilled int64) {
-		settle(ctx, f, bytesProcessed, bytesBilled)
-		select {
-		case settledOne <- struct{}{}:
-		default:
-		}
+// every few seconds, and returns a channel that has a value each 10 ms,
+// when the follower may have settled a job.
+func speedUp(s *Service) <-chan time.Time {
+	s.tuneJobs = func(c *job.Config) {
+		c.Follow = job.FollowTiming{Every: 20 * time.Millisecond, First: 20 * time.Millisecond, Longest: 20 * time.Millisecond}
 	}
-	return settledOne
+	return time.Tick(10 * time.Millisecond)
 }
 
 // settled waits until the caller holds nothing: every job was settled. It
-// looks again each time the follower settles one (followerSettled, from
-// speedUp), for up to 10 s.
-func settled(t *testing.T, s *Service, ctx context.Context, followerSettled <-chan struct{}) *UsageOutput {
+// looks again each time the follower may have settled one (followerSettled,
+// from speedUp), for up to 10 s.
+func settled(t *testing.T, s *Service, ctx context.Context, followerSettled <-chan time.Time) *UsageOutput {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
 	for {
@@ -400,7 +394,7 @@ func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			fake := newLedgerBigQuery(t, 100*mib, 70*mib, untilFinished)
 			s := newLedgerService(t, fake, 0, 1000*mib)
-			s.follower.first = time.Hour // only the tool may settle
+			s.tuneJobs = func(c *job.Config) { c.Follow.First = time.Hour } // only the tool may settle
 			ctx := context.Background()
 			out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
 			if err != nil || out.JobComplete {
@@ -466,7 +460,7 @@ func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
 	if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
 		t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
 	}
-	if s.follower.has(out.JobID) {
+	if s.jobs().Unsettled(mustCheck(t, s, ctx, out.JobID)) {
 		t.Error("the follower still follows a job BigQuery does not know")
 	}
 }
@@ -476,78 +470,12 @@ func isExhausted(err error) bool {
 	return ok && e.Code == bqerr.ResourceExhausted
 }
 
-// TestFollowerStopsWhenIdleAndOnClose: the follower's one goroutine exits
-// once no job is left to follow, and Close stops it even while a jobs.get
-// hangs; after Close nothing is followed.
-func TestFollowerStopsWhenIdleAndOnClose(t *testing.T) {
-	var mu sync.Mutex
-	done, settledJobs := false, 0
-	hanging := make(chan struct{}, 1)
-	w := newFollower(func(ctx context.Context, _ jobHandle) (*jobStatus, error) {
-		mu.Lock()
-		d := done
-		mu.Unlock()
-		if d {
-			return &jobStatus{state: "DONE"}, nil
-		}
-		select {
-		case hanging <- struct{}{}:
-		default:
-		}
-		<-ctx.Done() // a jobs.get that hangs until its deadline or Close
-		return nil, ctx.Err()
-	}, func(context.Context, followed, int64, int64) {
-		mu.Lock()
-		settledJobs++
-		mu.Unlock()
-	})
-	w.every, w.first = 10*time.Millisecond, 0
-	running := func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.running
+// mustCheck is what the job records let the caller of ctx know of job id.
+func mustCheck(t *testing.T, s *Service, ctx context.Context, id string) job.Access {
+	t.Helper()
+	acc, _, err := s.jobs().Check(ctx, job.Ref{ID: id})
+	if err != nil {
+		t.Fatalf("Check(%s): %v", id, err)
 	}
-
-	mu.Lock()
-	done = true
-	mu.Unlock()
-	if !w.add(followed{job: jobHandle{id: "a"}, reservation: "r"}) {
-		t.Fatal("add refused a job")
-	}
-	exited := make(chan struct{})
-	go func() { w.wg.Wait(); close(exited) }() // the goroutine has returned
-	select {
-	case <-exited:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the follower did not stop once its only job was settled")
-	}
-	mu.Lock()
-	n := settledJobs
-	mu.Unlock()
-	if running() || n != 1 || w.has("a") {
-		t.Fatalf("after its only job was settled: running %v, %d settled", running(), n)
-	}
-
-	mu.Lock()
-	done = false
-	mu.Unlock()
-	w.add(followed{job: jobHandle{id: "b"}, reservation: "r"})
-	select {
-	case <-hanging: // the goroutine is inside the hanging jobs.get
-	case <-time.After(5 * time.Second):
-		t.Fatal("the follower never looked at its job")
-	}
-	closed := make(chan struct{})
-	go func() { w.close(); close(closed) }()
-	select {
-	case <-closed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("close did not stop the follower")
-	}
-	if running() {
-		t.Error("the follower still runs after close")
-	}
-	if w.add(followed{job: jobHandle{id: "c"}}) {
-		t.Error("a closed follower took a job")
-	}
+	return acc
 }

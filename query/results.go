@@ -10,6 +10,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
@@ -30,7 +31,7 @@ type GetResultsInput struct {
 // to read it.
 func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteOutput, error) {
 	start := time.Now()
-	id, loc, err := s.jobRef(in.JobID, in.Location)
+	ref, err := job.ParseRef(in.JobID, in.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -51,40 +52,40 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait+s.cfg.QueryTimeout)
 	defer cancel()
-	acc, err := s.checkOwner(ctx, id)
+	jobs := s.jobs()
+	acc, ref, err := jobs.Check(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	job := jobHandle{id: id, location: acc.location(s, id, loc)}
 	until := start.Add(wait)
-	p, err := s.firstResults(ctx, job, in.StartIndex, maxRows, until)
+	p, err := jobs.FirstResults(ctx, ref, in.StartIndex, maxRows, until)
 	if err == nil {
-		p, err = s.await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
+		p, err = jobs.Await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
 	}
 	if err != nil {
-		if acc.recorded && s.follower.has(id) {
+		if jobs.Unsettled(acc) {
 			// A job that failed has ended: settle what it billed.
-			s.settleFromJob(ctx, job, acc.rec.Reservation, 0, recMeta(acc.rec))
+			jobs.SettleFromJob(ctx, ref, acc.Charge())
 		}
-		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
+		return nil, acc.Withheld(bqerr.From(err).WithJobID(ref.ID))
 	}
-	out := &ExecuteOutput{JobID: id, Location: p.job.location}
-	if !p.complete {
-		s.stillRunning(ctx, p.job, start, out)
+	out := &ExecuteOutput{JobID: ref.ID, Location: p.Job.Location}
+	if !p.Complete {
+		s.stillRunning(ctx, p.Job, start, out)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
-	if acc.recorded && s.follower.has(id) {
+	if jobs.Unsettled(acc) {
 		// The job outlived the call that started it and ends here:
 		// getQueryResults has no bytes billed, so jobs.get settles it.
-		if st, ok := s.settleFromJob(ctx, p.job, acc.rec.Reservation, 0, recMeta(acc.rec)); ok {
-			p.billedBy(st)
+		if st, ok := jobs.SettleFromJob(ctx, p.Job, acc.Charge()); ok {
+			p.BilledBy(st)
 		}
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", format
 	if err := s.collect(ctx, resilience.Query, p, in.StartIndex, maxRows, out); err != nil {
-		return nil, s.withheld(acc, bqerr.From(err).WithJobID(id))
+		return nil, acc.Withheld(bqerr.From(err).WithJobID(ref.ID))
 	}
 	s.addStats(out, p, "")
 	s.cutHint(out)
@@ -102,17 +103,17 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 // rows are never read twice. When pages keep failing after some rows
 // arrived, those rows are returned marked incomplete, with where to resume,
 // rather than thrown away.
-func (s *Service) collect(ctx context.Context, op resilience.Operation, first *page, start uint64, maxRows int, out *ExecuteOutput) error {
-	schema, err := rows.SchemaFromREST(first.schema)
+func (s *Service) collect(ctx context.Context, op resilience.Operation, first *job.Page, start uint64, maxRows int, out *ExecuteOutput) error {
+	schema, err := rows.SchemaFromREST(first.Schema)
 	if err != nil {
 		return bqerr.New(bqerr.Internal, "the result schema could not be read").WithCause(err)
 	}
-	out.Schema, out.TotalRows = bqtype.Columns(schema), first.totalRows
+	out.Schema, out.TotalRows = bqtype.Columns(schema), first.TotalRows
 	pg := rows.NewPage(out.Format, maxRows, s.cfg.MaxResultBytes)
 	var fetchErr error
 	err = pg.Fill(func(yield func(rows.Row, error) bool) {
 		for p := first; ; {
-			for _, tr := range p.rows {
+			for _, tr := range p.Rows {
 				vals, err := rows.ValuesFromREST(schema, tr)
 				if err != nil {
 					yield(rows.Row{}, bqerr.New(bqerr.Internal, "a result row could not be read").WithCause(err))
@@ -122,10 +123,10 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *p
 					return
 				}
 			}
-			if p.token == "" || len(p.rows) == 0 {
+			if p.Token == "" || len(p.Rows) == 0 {
 				return
 			}
-			if p, fetchErr = s.results(ctx, op, p.job, 0, p.token, maxRows-pg.Len(), 0); fetchErr != nil {
+			if p, fetchErr = s.jobs().Results(ctx, op, p.Job, 0, p.Token, maxRows-pg.Len(), 0); fetchErr != nil {
 				return
 			}
 		}
@@ -134,7 +135,7 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *p
 		return err
 	}
 	if fetchErr != nil {
-		return s.partial(ctx, fetchErr, first.job, start, pg, out)
+		return s.partial(ctx, fetchErr, first.Job, start, pg, out)
 	}
 	s.put(out, pg.Result(start, out.TotalRows))
 	return nil
@@ -147,37 +148,31 @@ func (s *Service) put(out *ExecuteOutput, r rows.Result) {
 	out.Warning = strings.TrimSpace(out.Warning + " " + r.Warning)
 }
 
-// cutHint names the way to a cut result's every row: export_results with
-// its job's ID, which writes the result outside the conversation without
-// running the query again. Only when export_results is listed: a hint
-// naming a tool the agent cannot call would mislead it, and
-// nextStartIndex (with get_query_results, as the tool's description says)
-// already tells it how to page on. A result without a job ID (none is
-// expected: jobs.query is asked to create a job every time) gets none.
+// cutHint names the way to a cut result's every row, Config.WholeResult,
+// with its job: only when the wiring set one, since a hint naming a tool
+// the agent cannot call would mislead it, and nextStartIndex (with
+// get_query_results, as the tool's description says) already tells it how
+// to page on. A result without a job ID (none is expected: jobs.query is
+// asked to create a job every time) gets none.
 func (s *Service) cutHint(out *ExecuteOutput) {
-	if !s.cfg.ExportListed || !out.Truncated || out.JobID == "" {
+	if s.cfg.WholeResult == nil || !out.Truncated || out.JobID == "" {
 		return
 	}
-	job := fmt.Sprintf("jobId %q", out.JobID)
-	if out.Location != "" {
-		job += fmt.Sprintf(" and location %q", out.Location)
-	}
-	out.Hint = strings.TrimSpace(out.Hint + " The whole result: export_results with " + job +
-		" writes every row outside the conversation, without running the query again.")
+	out.Hint = strings.TrimSpace(out.Hint + " " + s.cfg.WholeResult(out.JobID, out.Location))
 }
 
 // partial turns a page that kept failing into an incomplete result when
 // rows already arrived; with no rows, or when the client gave up, it is the
 // call's error.
-func (s *Service) partial(ctx context.Context, err error, job jobHandle, start uint64, pg *rows.Page, out *ExecuteOutput) error {
+func (s *Service) partial(ctx context.Context, err error, ref job.Ref, start uint64, pg *rows.Page, out *ExecuteOutput) error {
 	if pg.Len() == 0 || ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return err
 	}
 	next := start + uint64(pg.Len())
 	e := bqerr.From(err)
 	out.Warning = fmt.Sprintf("Reading results failed after %d rows (%s: %s). These rows are correct but not all; call get_query_results with jobId %s and startIndex %d to continue.",
-		pg.Len(), e.Code, e.Message, job.id, next)
-	s.log.WarnContext(ctx, "partial results", "job_id", job.id, "rows", pg.Len(), "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
+		pg.Len(), e.Code, e.Message, ref.ID, next)
+	s.log.WarnContext(ctx, "partial results", "job_id", ref.ID, "rows", pg.Len(), "code", string(e.Code), "cause", bqerr.Redact(err.Error()))
 	// Read as a whole result ending here: only cut values truncate it.
 	s.put(out, pg.Result(start, next))
 	out.Incomplete, out.NextStartIndex = true, next

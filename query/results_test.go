@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -69,7 +70,10 @@ func TestCutResultNamesExport(t *testing.T) {
 		t.Errorf("not listed: truncated %v, hint %q; want a cut result without a hint", cut.Truncated, cut.Hint)
 	}
 
-	s.cfg.ExportListed = true
+	// What package export says (export.WholeResultHint).
+	s.cfg.WholeResult = func(id, loc string) string {
+		return fmt.Sprintf("The whole result: export_results with jobId %q and location %q.", id, loc)
+	}
 	cut, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 2})
 	if err != nil {
 		t.Fatal(err)

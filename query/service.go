@@ -26,6 +26,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -36,10 +37,8 @@ const viewTablesTTL = 5 * time.Minute
 // Service runs queries.
 type Service struct {
 	client *bigquery.Client
-	// rest runs queries (jobs.query with a requestId of ours, which the
-	// client's Query.Read cannot keep across attempts), reads their pages
-	// and cancels jobs with one plain request (the client's Job.Cancel
-	// retries until its context ends).
+	// rest runs the jobs.query of cost advice; every other request goes
+	// through the runner.
 	rest *bq.Service
 	// exec runs every BigQuery call under its operation's policy.
 	exec  *resilience.Executor
@@ -56,28 +55,27 @@ type Service struct {
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]
 	partitionsOnce sync.Once
-	// follower settles the cost of jobs that outlived their call
-	// (settle.go).
-	follower *follower
-	// newRequestID picks the jobs.query requestId before the first attempt
-	// so that a retried request can never start a second job.
-	newRequestID func() string
-	// loc knows where datasets and this server's jobs are (location.go).
-	loc *locator
+	// runner starts, waits for, settles, follows, finds and cancels every
+	// job (package job); built at first use (jobs).
+	runner     *job.Runner
+	runnerOnce sync.Once
+	// tuneJobs, when set before the first call, adjusts the runner's
+	// config (tests shorten the follower's timing).
+	tuneJobs func(*job.Config)
 }
 
 // fail maps err for the agent and, when the query's deadline or the
 // client's cancellation ended the call, stops the job too: a query nobody
 // waits for must not go on spending.
-func (s *Service) fail(ctx context.Context, err error, r *request, jobID, location string) error {
+func (s *Service) fail(ctx context.Context, err error, r *request, ref job.Ref) error {
 	e := bqerr.From(err)
 	if ctx.Err() != nil {
 		reason := "timeout"
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			e = bqerr.Newf(bqerr.DeadlineExceeded, "the query did not finish within %s", r.timeout).WithCause(err)
-			if jobID != "" {
-				e = e.WithHint("The job " + jobID + " was cancelled. Narrow the query (fewer columns, a partition filter, a LIMIT) or raise timeoutSeconds up to the server maximum.")
+			if ref.ID != "" {
+				e = e.WithHint("The job " + ref.ID + " was cancelled. Narrow the query (fewer columns, a partition filter, a LIMIT) or raise timeoutSeconds up to the server maximum.")
 			} else {
 				e = e.WithHint("Narrow the query or raise timeoutSeconds up to the server maximum, then try again.")
 			}
@@ -85,35 +83,15 @@ func (s *Service) fail(ctx context.Context, err error, r *request, jobID, locati
 			reason = "client_cancel"
 			e = bqerr.New(bqerr.DeadlineExceeded, "the request was cancelled before the query finished").WithCause(err).WithRetryable(false)
 		}
-		if jobID != "" {
-			s.cancelJob(ctx, jobID, location, reason)
+		if ref.ID != "" {
+			s.jobs().Stop(ctx, ref, reason)
 		}
 	}
-	if jobID != "" && e.Details.JobID == "" {
-		e = e.WithJobID(jobID)
+	if ref.ID != "" && e.Details.JobID == "" {
+		e = e.WithJobID(ref.ID)
 	}
 	if e.Details.Query == "" && (e.Code == bqerr.QueryError || e.Code == bqerr.DeadlineExceeded || e.Code == bqerr.ResourceExhausted) {
 		e = e.WithQuery(r.sql)
 	}
 	return e
-}
-
-// cancelJob stops a job whose caller stopped waiting. The caller's context
-// is already done, so cancellation gets a short context of its own, and one
-// request: if it fails, the job's own limits (maximumBytesBilled) still hold.
-func (s *Service) cancelJob(ctx context.Context, jobID, location, reason string) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	call := s.rest.Jobs.Cancel(s.cfg.Project, jobID).Context(cctx)
-	if location != "" {
-		call = call.Location(location)
-	}
-	if _, err := call.Do(); err != nil {
-		s.log.WarnContext(ctx, "job cancel failed", "job_id", jobID, "reason", reason, "error", bqerr.Redact(err.Error()))
-		return
-	}
-	if s.hooks.JobCancelled != nil {
-		s.hooks.JobCancelled(ctx, reason)
-	}
-	s.log.InfoContext(ctx, "job cancelled", "job_id", jobID, "reason", reason)
 }

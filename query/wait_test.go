@@ -16,6 +16,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/option"
 
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
@@ -252,8 +253,8 @@ func TestExecuteReportsProgressWhileWaiting(t *testing.T) {
 	fake := newSlowBigQuery(t)
 	s := newSlowService(t, fake)
 	var mu sync.Mutex
-	var reports []Progress
-	ctx := WithProgress(context.Background(), func(_ context.Context, p Progress) {
+	var reports []job.Progress
+	ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) {
 		mu.Lock()
 		reports = append(reports, p)
 		mu.Unlock()
@@ -302,7 +303,7 @@ func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	s := newSlowService(t, fake)
 	var mu sync.Mutex
 	reports := 0
-	ctx := WithProgress(context.Background(), func(context.Context, Progress) {
+	ctx := job.WithProgress(context.Background(), func(context.Context, job.Progress) {
 		mu.Lock()
 		reports++
 		mu.Unlock()
@@ -316,6 +317,6 @@ func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
 	if reports != 1 || fake.gets != 2 {
-		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per %s) and 2 jobs.get (with bytes billed)", reports, fake.gets, progressEvery)
+		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per %s) and 2 jobs.get (with bytes billed)", reports, fake.gets, job.ProgressEvery)
 	}
 }

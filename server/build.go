@@ -294,7 +294,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
 			Datasets: datasets, Connections: connections, ExportGCS: cfg.ExportGCS,
-			State: state, ExportListed: listsExport(cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites),
+			State: state, WholeResult: wholeResult(cfg),
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
 			MultiPrincipal: cfg.MultiPrincipal || cfg.Auth == auth.User,

@@ -7,14 +7,14 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/bigquery-mcp/bigquery-mcp/export"
-	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 )
 
 // ReportProgress gives a tool call whose client sent a progressToken a
-// reporter (query.WithProgress) that turns the query service's reports on a
-// running job into notifications/progress on the call's session. Calls
-// without a token get none, so the query service skips the work.
+// reporter (job.WithProgress) that turns the services' reports into
+// notifications/progress on the call's session: a running job's state,
+// and an export's rows written. Calls without a token get none, so the
+// services skip the work.
 func ReportProgress() Middleware {
 	return func(_ string, next Handler) Handler {
 		return func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
@@ -26,19 +26,21 @@ func ReportProgress() Middleware {
 				return next(ctx, req)
 			}
 			reports := 0
-			ctx = query.WithProgress(ctx, func(ctx context.Context, p query.Progress) {
-				// Progress must grow with every notification; the
-				// count of reports does, whatever BigQuery says.
-				reports++
-				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-					ProgressToken: tok,
-					Progress:      float64(reports),
-					Message:       progressMessage(p),
-				})
-			})
-			// An export reports rows written, after its job's reports:
-			// kept above their count, so progress still only grows.
-			ctx = export.WithProgress(ctx, func(ctx context.Context, p export.Progress) {
+			ctx = job.WithProgress(ctx, func(ctx context.Context, p job.Progress) {
+				if p.JobID != "" {
+					// Progress must grow with every notification; the
+					// count of reports does, whatever BigQuery says.
+					reports++
+					_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+						ProgressToken: tok,
+						Progress:      float64(reports),
+						Message:       progressMessage(p),
+					})
+					return
+				}
+				// An export reports rows written, after its job's
+				// reports: kept above their count, so progress still only
+				// grows.
 				reports = max(reports+1, int(p.Rows))
 				n := &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(reports),
 					Message: fmt.Sprintf("%d rows written (%d bytes)", p.Rows, p.Bytes)}
@@ -53,7 +55,7 @@ func ReportProgress() Middleware {
 	}
 }
 
-func progressMessage(p query.Progress) string {
+func progressMessage(p job.Progress) string {
 	msg := fmt.Sprintf("job %s %s for %s", p.JobID, p.State, p.Elapsed.Round(time.Second))
 	if p.BytesProcessed > 0 {
 		msg += fmt.Sprintf(", %d bytes processed so far", p.BytesProcessed)

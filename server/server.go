@@ -235,10 +235,20 @@ func writingTools(svc Services) []listedTool {
 
 // listsExport reports whether New lists export_results for these
 // settings, by the same selection, so that a cut result's hint
-// (query.Config.ExportListed) names it exactly when the agent can call it.
+// (query.Config.WholeResult, wholeResult) names it exactly when the agent
+// can call it.
 func listsExport(sets []Toolset, readOnly, allowWrites bool) bool {
 	return slices.ContainsFunc(selectTools(Tools(Services{}, allowWrites), sets, readOnly, allowWrites),
 		func(t listedTool) bool { return t.tool.Name == "export_results" })
+}
+
+// wholeResult is the hint a cut result gets: export's, when export_results
+// is listed for cfg; none otherwise.
+func wholeResult(cfg Config) func(jobID, location string) string {
+	if !listsExport(cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites) {
+		return nil
+	}
+	return export.WholeResultHint
 }
 
 func executeDescription(allowWrites bool) string {

@@ -1,0 +1,101 @@
+package query
+
+// What query asks of package job: every job execute_sql, get_job,
+// get_query_results and cancel_job touch, and the query job of
+// export_results (RunToTable, ResultOf), goes through one job.Runner.
+
+import (
+	"context"
+	"time"
+
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
+	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
+)
+
+// defaultWait is how long a call waits for a job when the agent does not
+// say: below the minute after which common hosts (Claude Desktop) give up
+// on a tool call.
+const defaultWait = 45 * time.Second
+
+// jobs is the service's job runner, built from its config at first use
+// and shared by every call after.
+func (s *Service) jobs() *job.Runner {
+	s.runnerOnce.Do(func() {
+		cfg := job.Config{
+			Client: s.client, REST: s.rest, Executor: s.exec,
+			Project: s.cfg.Project, Location: s.cfg.Location, Timeout: s.cfg.QueryTimeout,
+			State: s.cfg.State, RefuseForeign: s.cfg.MultiPrincipal || s.cfg.Datasets.Enabled(),
+			Withhold:  s.cfg.Datasets.Enabled(),
+			Locations: s.datasetLocations,
+			Hooks:     job.Hooks{Cancelled: s.hooks.JobCancelled},
+			Logger:    s.log,
+		}
+		if s.tuneJobs != nil {
+			s.tuneJobs(&cfg)
+		}
+		s.runner = job.New(cfg)
+	})
+	return s.runner
+}
+
+// datasetLocations lists where the project's datasets live, from the
+// Catalog's cached metadata; none without a Catalog.
+func (s *Service) datasetLocations(ctx context.Context) ([]string, error) {
+	if s.cfg.Catalog == nil {
+		return nil, nil
+	}
+	return s.cfg.Catalog.DatasetLocations(ctx, s.cfg.Project)
+}
+
+// Close stops the follower of unfinished jobs. Call it when the server
+// stops, before closing the BigQuery client.
+func (s *Service) Close() { s.jobs().Close() }
+
+// querySpec is r's query as job.QueryConfig takes it.
+func (r *request) querySpec() (job.QuerySpec, error) {
+	params, err := restParameters(r.params)
+	if err != nil {
+		return job.QuerySpec{}, err
+	}
+	q := job.QuerySpec{SQL: r.sql, Params: params, MaxBytesBilled: r.maxBytesBilled}
+	if r.defaultDataset != "" {
+		q.DefaultDataset = &bq.DatasetReference{ProjectId: r.defaultProject, DatasetId: r.defaultDataset}
+	}
+	return q, nil
+}
+
+// chargeFor notes, as r's job starts now under ctx's labels, what its
+// record and the caller's list of last jobs will say of it.
+func chargeFor(ctx context.Context, r *request) {
+	r.charge.Meta = job.Meta{Tool: governance.JobLabels(ctx)["mcp_tool"], Statement: statementKind(r.sql), Started: time.Now()}
+}
+
+// statementKind names the kind of statement sql is: SELECT for a
+// read-only query, else its leading keyword, SCRIPT for several
+// statements.
+func statementKind(sql string) string {
+	if sqltext.CheckReadOnly(sql) == nil {
+		return "SELECT"
+	}
+	toks, _ := sqltext.Lex(sql)
+	stmts := sqltext.Split(toks)
+	if len(stmts) != 1 {
+		return "SCRIPT"
+	}
+	kw, _ := sqltext.LeadingKeyword(stmts[0])
+	return kw
+}
+
+// stillRunning fills out for a job that outlived the call's wait: the job
+// goes on under its own timeout, and the agent learns how to pick it up.
+func (s *Service) stillRunning(ctx context.Context, ref job.Ref, since time.Time, out *ExecuteOutput) {
+	out.JobID, out.Location = ref.ID, ref.Location
+	out.JobComplete = false
+	var elapsed time.Duration
+	out.State, out.BytesProcessed, elapsed = s.jobs().Running(ctx, ref, since)
+	out.ElapsedMs = elapsed.Milliseconds()
+	out.Hint = "The query is still running. Call get_query_results with this jobId and location (and waitSeconds) to wait for its rows, get_job to check on it, or cancel_job to stop it."
+}
