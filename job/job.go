@@ -38,19 +38,15 @@ type Ref struct {
 
 // Config is everything a Runner needs, given once to New.
 type Config struct {
-	// Client reads job metadata and runs copy and extract jobs; REST runs
-	// queries, reads their pages, inserts and cancels jobs with one plain
-	// request. Both are required.
-	Client *bigquery.Client
-	REST   *bq.Service
-	// Executor runs BigQuery calls under their operation's policy.
-	// Required.
+	// Client reads jobs' metadata and REST sends every other job request;
+	// Executor runs them under their operation's policy. All three are
+	// required.
+	Client   *bigquery.Client
+	REST     *bq.Service
 	Executor *resilience.Executor
-	// Project (--project) runs and pays for the jobs.
-	Project string
-	// Location (--location) is where jobs run; a job of unknown location
-	// is asked for there first. Empty: nowhere in particular.
-	Location string
+	// Project runs and pays for the jobs; Location (--location), when set,
+	// is where a job of unknown location is asked for first.
+	Project, Location string
 	// Timeout (--query-timeout) bounds a job tool's call (Open, Cancel).
 	// Zero: 60 s.
 	Timeout time.Duration
@@ -119,9 +115,6 @@ func New(cfg Config) *Runner {
 	r.follower = newFollower(cfg.Follow, r.Status, r.settleFollowed)
 	return r
 }
-
-// NewRequestID is a requestId for jobs.query, chosen once per call.
-func (r *Runner) NewRequestID() string { return r.newID() }
 
 // NewJobID is a job ID for jobs.insert, chosen once per call. Without
 // dashes it is also a valid dataset ID, which the emulator names a query's

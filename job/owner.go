@@ -143,40 +143,45 @@ type Job struct {
 // validated, the ownership check comes before any request, and the job is
 // looked for in any region. A job seen finished is settled in the budget.
 func (r *Runner) Open(ctx context.Context, jobID, location string) (*Job, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer cancel()
-	j, err := r.open(ctx, jobID, location)
-	if err != nil {
-		return nil, err
-	}
-	r.settleSeen(ctx, j)
-	return j, nil
+	return r.opened(ctx, jobID, location, func(context.Context, *Job) error { return nil })
 }
 
 // Cancel asks BigQuery to stop an existing job of the caller's, opened as
 // Open does. Cancellation is best effort: the job may finish first.
 func (r *Runner) Cancel(ctx context.Context, jobID, location string) (*Job, error) {
+	return r.opened(ctx, jobID, location, func(ctx context.Context, j *Job) error {
+		err := r.exec.Do(ctx, resilience.Query, r.cfg.Project, func(ctx context.Context) error {
+			_, err := r.cancel(ctx, j.Ref)
+			return err
+		})
+		if err != nil {
+			return bqerr.From(err).WithJobID(j.Ref.ID)
+		}
+		if j.Status, err = j.BQ.Status(ctx); err != nil {
+			j.Status = j.BQ.LastStatus()
+		}
+		return nil
+	})
+}
+
+// opened opens a job within the job tools' timeout, does then with it,
+// and settles it when it is seen finished.
+func (r *Runner) opened(ctx context.Context, jobID, location string, then func(context.Context, *Job) error) (*Job, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
 	j, err := r.open(ctx, jobID, location)
 	if err != nil {
 		return nil, err
 	}
-	err = r.exec.Do(ctx, resilience.Query, r.cfg.Project, func(ctx context.Context) error {
-		_, err := r.cancel(ctx, j.Ref)
-		return err
-	})
-	if err != nil {
-		return nil, bqerr.From(err).WithJobID(j.Ref.ID)
-	}
-	if j.Status, err = j.BQ.Status(ctx); err != nil {
-		j.Status = j.BQ.LastStatus()
+	if err := then(ctx, j); err != nil {
+		return nil, err
 	}
 	r.settleSeen(ctx, j)
 	return j, nil
 }
 
-// open is the opening Open and Cancel share.
+// open validates the job's ID and location, checks the caller may ask
+// about it, and finds it.
 func (r *Runner) open(ctx context.Context, jobID, location string) (*Job, error) {
 	ref, err := ParseRef(jobID, location)
 	if err != nil {

@@ -22,9 +22,9 @@ const (
 	// end, so that BigQuery's answer (with the job's reference) arrives
 	// before the limit does.
 	pollGrace = 500 * time.Millisecond
-	// ProgressEvery is how often a caller that asked for progress hears
+	// progressEvery is how often a caller that asked for progress hears
 	// of a running job.
-	ProgressEvery = 5 * time.Second
+	progressEvery = 5 * time.Second
 	// firstPoll is the longest jobs.query waits (BigQuery's default).
 	firstPoll = 10 * time.Second
 )
@@ -83,7 +83,7 @@ func (p *Page) BilledBy(st *Status) {
 }
 
 // pollTimeout is how long one long poll may wait: until the call's limit,
-// less pollGrace, and no more than ProgressEvery when the caller wants
+// less pollGrace, and no more than progressEvery when the caller wants
 // progress. ok is false when no time is left.
 func pollTimeout(ctx context.Context, until time.Time) (ms int64, ok bool) {
 	left := time.Until(until) - pollGrace
@@ -91,7 +91,7 @@ func pollTimeout(ctx context.Context, until time.Time) (ms int64, ok bool) {
 		return 0, false
 	}
 	if ProgressOf(ctx) != nil {
-		left = min(left, ProgressEvery)
+		left = min(left, progressEvery)
 	}
 	return max(left.Milliseconds(), 1), true
 }
@@ -186,8 +186,8 @@ func (r *Runner) Await(ctx context.Context, op resilience.Operation, p *Page, st
 			return p, nil
 		}
 		// BigQuery may answer a poll early; reports (each a jobs.get) keep
-		// their own pace, one per ProgressEvery.
-		if time.Since(reported) >= ProgressEvery {
+		// their own pace, one per progressEvery.
+		if time.Since(reported) >= progressEvery {
 			r.reportProgress(ctx, p.Job, since)
 			reported = time.Now()
 		}

@@ -296,7 +296,7 @@ func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
 }
 
 // Polls that BigQuery answers early do not speed up progress reports: each
-// costs a jobs.get, so they keep one per progressEvery.
+// costs a jobs.get, so they keep one per 5 s (package job).
 func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	fake := newSlowBigQuery(t)
 	fake.pollMs = 50
@@ -317,6 +317,6 @@ func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	fake.mu.Lock()
 	defer fake.mu.Unlock()
 	if reports != 1 || fake.gets != 2 {
-		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per %s) and 2 jobs.get (with bytes billed)", reports, fake.gets, job.ProgressEvery)
+		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per 5 s) and 2 jobs.get (with bytes billed)", reports, fake.gets)
 	}
 }
