@@ -50,7 +50,7 @@ type Config struct {
 	State governance.State
 	// MultiPrincipal is set when the server may serve more than one
 	// principal (HTTP with client authentication): the job tools then
-	// refuse jobs this server did not start (owner.go). False: one
+	// refuse jobs this server did not start (package job). False: one
 	// principal.
 	MultiPrincipal bool
 	// Catalog answers from cached metadata what the allowlist must know of

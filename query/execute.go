@@ -110,7 +110,7 @@ type request struct {
 	charge job.Charge
 	// throughView is set when the dataset allowlist let the query through
 	// without every table it reads in an allowed dataset (an authorized
-	// view): its job's error text is withheld (owner.go).
+	// view): its job's error text is withheld (job.Access.Withheld).
 	throughView bool
 	// checkEstimate, when set, is one more check of the dry run's
 	// estimate before any budget is held (RunToTable's caller's).
@@ -191,7 +191,7 @@ func (s *Service) waitFor(seconds int) (time.Duration, error) {
 
 // Execute runs one statement and returns its first rows. A small query
 // costs one jobs.query request (two when the read-only verdict is not yet
-// known); see fast.go.
+// known); see package job (wait.go).
 func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput, error) {
 	start := time.Now()
 	r, err := s.validate(in)

@@ -381,7 +381,7 @@ func TestAuthorizedViewNeedsCatalog(t *testing.T) {
 
 // TestGetResultsOfForeignJobs: under an allowlist, results of a job this
 // server did not start are refused as not found, whatever it read, with no
-// request naming it (owner.go).
+// request naming it (package job, owner.go).
 func TestGetResultsOfForeignJobs(t *testing.T) {
 	s, fake := newGovernedService(t, corpusPlans, false)
 	fake.jobs["mine_elsewhere"] = plan{statementType: "SELECT", tables: []string{"p.sales.orders"}}

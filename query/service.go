@@ -6,10 +6,11 @@
 // tool can skip it: the checks before a job exists (preflight: the
 // read-only guard and the dataset allowlist from sqltext's reading of the
 // text, then every table the dry run names, the bytes budget's reservation,
-// the user's confirmation above a size), and the accounting after (who
-// started which job, so only they read it; each job's bytes settled against
-// the budget, by a follower when the job outlives its call). Jobs carry
-// labels and run where their data lives, and are found in any region.
+// the user's confirmation above a size). What happens to a job once it
+// starts (who started it, so only they read it; its bytes settled against
+// the budget, by a follower when it outlives its call; cancelling it when
+// the caller goes away; finding it in any region) is package job's, which
+// every job here goes through. Jobs run where their data lives.
 // Result rows are encoded and cut by package rows; metadata it needs (views,
 // dataset IDs and locations) it asks of a Catalog, which the wiring fills
 // from schema's cache.
