@@ -97,9 +97,9 @@ func timeoutSource(tokenURL string) oauth2.TokenSource {
 func TestTokenEndpointFailuresRetriedOnceUnderAuthPolicy(t *testing.T) {
 	reset, fetches := resettingTokenEndpoint(t)
 	cfg := resilience.Defaults()
-	for op, p := range cfg.Policies {
+	for op, p := range cfg.Retry {
 		p.BaseDelay, p.MaxDelay = time.Millisecond, time.Millisecond
-		cfg.Policies[op] = p
+		cfg.Retry[op] = p
 	}
 	exec, err := resilience.NewExecutor(cfg, resilience.Hooks{})
 	if err != nil {
@@ -123,7 +123,7 @@ func TestTokenEndpointFailuresRetriedOnceUnderAuthPolicy(t *testing.T) {
 	if e.Code != bqerr.Unavailable || !e.Retryable {
 		t.Fatalf("error = %s, want UNAVAILABLE and retryable", e.JSON())
 	}
-	if want := int32(cfg.Policies[resilience.Auth].MaxAttempts); fetches.Load() != want || calls != 1 {
+	if want := int32(cfg.Retry[resilience.Auth].Attempts); fetches.Load() != want || calls != 1 {
 		t.Errorf("%d token fetches in %d calls, want %d in 1", fetches.Load(), calls, want)
 	}
 }

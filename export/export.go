@@ -30,17 +30,17 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// DefaultDir is where files go when Config.Dir is empty: a folder in the
+// DefaultDir is where files go when Settings.Dir is empty: a folder in the
 // working directory, so an export lands next to the user's project, not
 // somewhere they must look for.
 const DefaultDir = "bigquery-exports"
 
 // DefaultTableTTL is how long an exported table lives when
-// Config.TableTTL is zero: long enough to hand over, short enough that
+// Settings.TableTTL is zero: long enough to hand over, short enough that
 // forgotten exports do not pile up storage costs.
 const DefaultTableTTL = 7 * 24 * time.Hour
 
-// DefaultMaxBytes bounds one exported file when Config.MaxBytes is zero:
+// DefaultMaxBytes bounds one exported file when Settings.MaxExportBytes is zero:
 // large enough for the results people hand over as files, small enough
 // that a mistaken export does not fill a laptop's disk.
 const DefaultMaxBytes = 10 << 30
@@ -53,8 +53,40 @@ type Queries interface {
 	ResultOf(ctx context.Context, jobID, location string) (*query.ResultTable, error)
 }
 
-// Config builds a Service.
+// Settings are what the flags set of export_results, each field named
+// after its flag without the "export" the Settings stand for
+// (--export-dir fills Dir of server.Config.Export), and filled once: the
+// flags' defaults are the constants above, which NewService also gives
+// zero fields.
+type Settings struct {
+	// Dir (--export-dir) is the only folder files are written in.
+	Dir string
+	// Dataset (--export-dataset) is the only dataset tables are written
+	// in, project.dataset or dataset; empty: no table exports. The
+	// dataset allowlist does not apply to it: nothing but exports is
+	// written there, and the allowlist still decides what queries read.
+	Dataset string
+	// GCS (--export-gcs) is gs://bucket/prefix, the only place Cloud
+	// Storage objects are written (see ParseGCS); empty: none.
+	GCS string
+	// TableTTL (--export-table-ttl) is each exported table's expiration.
+	TableTTL time.Duration
+	// MaxExportBytes (--max-export-bytes) bounds one file, and a Cloud
+	// Storage export's result table; an export that would pass it fails
+	// and leaves nothing. Zero: DefaultMaxBytes.
+	MaxExportBytes int64
+	// Destination is used when the agent names none: file (empty), or gcs
+	// where local disk is the server's own (http with --export-gcs). Set
+	// by the command, not a flag of its own.
+	Destination string
+	// StallTimeout bounds how long ClientReader's reads may go without a
+	// row (read.go). No flag; zero: DefaultStallTimeout. Tests shorten it.
+	StallTimeout time.Duration
+}
+
+// Config builds a Service: its Settings, and what it runs on.
 type Config struct {
+	Settings
 	Queries Queries
 	// Reader reads a result table whole.
 	Reader TableReader
@@ -66,27 +98,9 @@ type Config struct {
 	Extractor TableExtractor
 	// Executor runs reads, copies and extracts under resilience.Export.
 	Executor *resilience.Executor
-	// Project is the default project (of Dataset without one).
+	// Project is the default project (of Dataset without one): the
+	// connection's, which may come from the credentials.
 	Project string
-	// Dir (--export-dir) is the only folder files are written in.
-	Dir string
-	// Dataset (--export-dataset) is the only dataset tables are written
-	// in, project.dataset or dataset; empty: no table exports. The
-	// dataset allowlist does not apply to it: nothing but exports is
-	// written there, and the allowlist still decides what queries read.
-	Dataset string
-	// GCS (--export-gcs) is gs://bucket/prefix, the only place Cloud
-	// Storage objects are written (see ParseGCS); empty: none.
-	GCS string
-	// DefaultDestination is used when the agent names none: file, or gcs
-	// where local disk is the server's own (http with --export-gcs).
-	DefaultDestination string
-	// TableTTL (--export-table-ttl) is each exported table's expiration.
-	TableTTL time.Duration
-	// MaxBytes (--max-export-bytes) bounds one file, and a Cloud Storage
-	// export's result table; an export that would pass it fails and
-	// leaves nothing. Zero: DefaultMaxBytes.
-	MaxBytes int64
 }
 
 // Service exports results.
@@ -100,8 +114,8 @@ func NewService(cfg Config) *Service {
 	if cfg.TableTTL <= 0 {
 		cfg.TableTTL = DefaultTableTTL
 	}
-	if cfg.MaxBytes <= 0 {
-		cfg.MaxBytes = DefaultMaxBytes
+	if cfg.MaxExportBytes <= 0 {
+		cfg.MaxExportBytes = DefaultMaxBytes
 	}
 	return &Service{cfg: cfg}
 }
@@ -161,7 +175,7 @@ const (
 // query runs, so a bad name costs no job.
 func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 	start := time.Now()
-	dest := strings.ToLower(cmp.Or(strings.TrimSpace(in.Destination), s.cfg.DefaultDestination, toFile))
+	dest := strings.ToLower(cmp.Or(strings.TrimSpace(in.Destination), s.cfg.Destination, toFile))
 	var target any
 	var err error
 	switch dest {
@@ -172,7 +186,7 @@ func (s *Service) Export(ctx context.Context, in Input) (*Output, error) {
 	case toGCS:
 		target, err = s.gcsTarget(in)
 	default:
-		err = bqerr.Invalid("destination must be file, table or gcs", "Leave destination out for the server's default ("+cmp.Or(s.cfg.DefaultDestination, toFile)+").")
+		err = bqerr.Invalid("destination must be file, table or gcs", "Leave destination out for the server's default ("+cmp.Or(s.cfg.Destination, toFile)+").")
 	}
 	if err != nil {
 		return nil, err
@@ -209,7 +223,7 @@ func (s *Service) result(ctx context.Context, in Input) (*query.ResultTable, err
 		return s.cfg.Queries.ResultOf(ctx, job, in.Location)
 	case sql != "":
 		return s.cfg.Queries.RunToTable(ctx, query.ExecuteInput{SQL: sql, Parameters: in.Parameters, DefaultDataset: in.DefaultDataset},
-			estimateCap(sql, s.cfg.MaxBytes))
+			estimateCap(sql, s.cfg.MaxExportBytes))
 	}
 	return nil, bqerr.Invalid("sql or jobId is required", "Pass the SELECT to export in sql, or the jobId of a query you ran with execute_sql.")
 }

@@ -115,14 +115,14 @@ func testRows(n int) [][]bigquery.Value {
 func newTestService(t *testing.T, reader TableReader, q *fakeQueries) *Service {
 	t.Helper()
 	cfg := resilience.Defaults()
-	p := cfg.Policies[resilience.Export]
+	p := cfg.Retry[resilience.Export]
 	p.BaseDelay, p.MaxDelay = time.Millisecond, time.Millisecond
-	cfg.Policies[resilience.Export] = p
+	cfg.Retry[resilience.Export] = p
 	exec, err := resilience.NewExecutor(cfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewService(Config{Queries: q, Reader: reader, Executor: exec, Project: "p", Dir: filepath.Join(t.TempDir(), "exports")})
+	return NewService(Config{Queries: q, Reader: reader, Executor: exec, Project: "p", Settings: Settings{Dir: filepath.Join(t.TempDir(), "exports")}})
 }
 
 // dirEntries lists the export folder, temporary files included.
@@ -392,13 +392,13 @@ func TestExportReportsProgressAndStopsAtItsLimit(t *testing.T) {
 	}
 
 	s.cfg.Reader = &fakeReader{schema: testSchema, rows: data}
-	s.cfg.MaxBytes = 16 << 10
+	s.cfg.MaxExportBytes = 16 << 10
 	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Name: "big"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
 		t.Errorf("export past MaxBytes = %v, want RESOURCE_EXHAUSTED", err)
 	}
 	cctx, cancel := context.WithCancel(context.Background())
-	s.cfg.MaxBytes = 0
+	s.cfg.MaxExportBytes = 0
 	s.cfg.Reader = &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 100, pause: 20 * time.Millisecond, cancel: cancel}
 	if _, err := s.Export(cctx, Input{SQL: "SELECT 1", Name: "cancelled"}); err == nil {
 		t.Error("a cancelled export succeeded")

@@ -126,7 +126,7 @@ func (s *Service) toFile(ctx context.Context, t *fileTarget, res *query.ResultTa
 		if err := f.Truncate(0); err != nil {
 			return err
 		}
-		w := &counter{w: f, limit: s.cfg.MaxBytes}
+		w := &counter{w: f, limit: s.cfg.MaxExportBytes}
 		var err error
 		if t.format == formatParquet {
 			schema, out.Rows, out.ReadAPI, err = s.writeParquet(ctx, res.Table, w)

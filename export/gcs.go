@@ -170,7 +170,7 @@ func (s *Service) toGCS(ctx context.Context, t *gcsTarget, res *query.ResultTabl
 	f := gcsFormats[t.format]
 	folder := loc.URI() + t.name + "/"
 	spec := ExtractSpec{JobID: res.JobID + "_extract_" + randomSuffix(), Location: res.Location, Labels: governance.JobLabels(ctx),
-		URI: folder + "part-*." + f.ext, Format: f.format, MaxBytes: s.cfg.MaxBytes}
+		URI: folder + "part-*." + f.ext, Format: f.format, MaxBytes: s.cfg.MaxExportBytes}
 	var got *Extracted
 	err := s.cfg.Executor.Do(ctx, resilience.Export, s.cfg.Project, func(ctx context.Context) error {
 		var err error

@@ -192,7 +192,7 @@ func TestGCSExportRefusals(t *testing.T) {
 		t.Error("a gcs export without --export-gcs ran its query")
 	}
 
-	s.cfg.GCS, s.cfg.MaxBytes, fake.numBytes = "gs://bkt", 1000, 1001
+	s.cfg.GCS, s.cfg.MaxExportBytes, fake.numBytes = "gs://bkt", 1000, 1001
 	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted || e.Details.JobID != "bqmcp_job1" {
 		t.Errorf("over --max-export-bytes: %v, want RESOURCE_EXHAUSTED naming the query's job", err)
@@ -224,7 +224,7 @@ func TestGCSExportJobFails(t *testing.T) {
 func TestGCSDefaultDestination(t *testing.T) {
 	fake := &extractBigQuery{files: 2}
 	s := newGCSService(t, fake, &fakeQueries{})
-	s.cfg.DefaultDestination = "gcs"
+	s.cfg.Destination = "gcs"
 	out, err := s.Export(context.Background(), Input{SQL: "SELECT 1"})
 	if err != nil {
 		t.Fatal(err)

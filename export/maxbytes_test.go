@@ -37,7 +37,7 @@ func TestExportPassesItsCapToTheQuery(t *testing.T) {
 	for _, c := range []struct{ set, estimate int64 }{{1 << 30, 1<<30 + 1}, {0, DefaultMaxBytes + 1}} {
 		q := &capQueries{estimate: c.estimate}
 		dir := filepath.Join(t.TempDir(), "exports")
-		s := NewService(Config{Queries: q, Project: "p", Dir: dir, MaxBytes: c.set})
+		s := NewService(Config{Queries: q, Project: "p", Settings: Settings{Dir: dir, MaxExportBytes: c.set}})
 		_, err := s.Export(context.Background(), Input{SQL: "SELECT * FROM sales.orders"})
 		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
 			t.Errorf("MaxBytes %d: %v, want the refusal of an estimate of %d", c.set, err, c.estimate)

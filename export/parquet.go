@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"time"
 
 	"cloud.google.com/go/bigquery"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
@@ -27,7 +28,7 @@ type ArrowReader interface {
 // ReadArrow reads table through the Storage Read API as an Arrow IPC
 // stream. Without the Storage Read API there is no Arrow to hand over.
 func (r ClientReader) ReadArrow(ctx context.Context, table *bigquery.Table) (io.Reader, error) {
-	ctx, tick, stop := watch(ctx)
+	ctx, tick, stop := watch(ctx, r.StallTimeout)
 	it := r.Client.DatasetInProject(table.ProjectID, table.DatasetID).Table(table.TableID).Read(ctx)
 	if !it.IsAccelerated() {
 		stop()
@@ -38,7 +39,7 @@ func (r ClientReader) ReadArrow(ctx context.Context, table *bigquery.Table) (io.
 		stop()
 		return nil, err
 	}
-	return &arrowStream{it: ai, ctx: ctx, tick: tick, stop: stop}, nil
+	return &arrowStream{it: ai, ctx: ctx, tick: tick, stop: stop, stall: r.StallTimeout}, nil
 }
 
 // arrowStream is an ArrowIterator as one Arrow IPC stream (the schema,
@@ -50,6 +51,7 @@ type arrowStream struct {
 	it         bigquery.ArrowIterator
 	ctx        context.Context
 	tick, stop func()
+	stall      time.Duration
 	started    bool
 	pending    []byte
 }
@@ -67,7 +69,7 @@ func (s *arrowStream) Read(p []byte) (int, error) {
 			if errors.Is(err, iterator.Done) {
 				return 0, io.EOF
 			}
-			return 0, stalled(s.ctx, err)
+			return 0, stalled(s.ctx, err, s.stall)
 		}
 		s.pending = batch.Data
 	}

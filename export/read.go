@@ -52,12 +52,15 @@ func (r *RowStream) Schema() bigquery.Schema { return r.schema() }
 // be made, through tabledata.list pages. RowStream.API says which.
 type ClientReader struct {
 	Client *bigquery.Client
+	// StallTimeout is the longest a read may go without a row (watch).
+	// Zero: DefaultStallTimeout.
+	StallTimeout time.Duration
 }
 
 // Read starts reading table, bound to r.Client (the table may come from
 // another client, whose job found it).
 func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStream, error) {
-	ctx, tick, stop := watch(ctx)
+	ctx, tick, stop := watch(ctx, r.StallTimeout)
 	it := r.Client.DatasetInProject(table.ProjectID, table.DatasetID).Table(table.TableID).Read(ctx)
 	api := "tabledata"
 	if it.IsAccelerated() {
@@ -70,7 +73,7 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 			err := next(it, &row)
 			tick()
 			if err != nil {
-				err = stalled(ctx, err)
+				err = stalled(ctx, err, r.StallTimeout)
 			}
 			if errors.Is(err, iterator.Done) {
 				return
@@ -85,7 +88,7 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 	return rs, nil
 }
 
-// StallTimeout is the longest a table read may go without a row (a
+// DefaultStallTimeout is the longest a table read may go without a row (a
 // record batch, for Parquet) before it is given up as UNAVAILABLE. The
 // client library's Storage Read iterator (v1.85.0) reads a broken stream
 // again, from its offset, after UNAVAILABLE, INTERNAL, ABORTED, CANCELLED
@@ -93,28 +96,36 @@ func (r ClientReader) Read(ctx context.Context, table *bigquery.Table) (*RowStre
 // stream that never recovers would hold the call open until the client
 // gives up. Given up, the read is one failed attempt of the export
 // operation, whose policy decides whether to read again. Tests shorten
-// it.
-var StallTimeout = 2 * time.Minute
+// it (ClientReader.StallTimeout).
+const DefaultStallTimeout = 2 * time.Minute
 
 // errStall marks a read given up by watch.
 var errStall = errors.New("stalled")
 
-// watch returns ctx, cancelled when tick is not called for StallTimeout,
-// and stop, which ends it.
-func watch(ctx context.Context) (_ context.Context, tick, stop func()) {
+// watch returns ctx, cancelled when tick is not called for d (zero:
+// DefaultStallTimeout), and stop, which ends it.
+func watch(ctx context.Context, d time.Duration) (_ context.Context, tick, stop func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	d := StallTimeout
+	d = stallTimeout(d)
 	t := time.AfterFunc(d, func() { cancel(errStall) })
 	return ctx, func() { t.Reset(d) }, func() { t.Stop(); cancel(nil) }
 }
 
+// stallTimeout is d, or DefaultStallTimeout when d is not positive.
+func stallTimeout(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultStallTimeout
+	}
+	return d
+}
+
 // stalled is err, or the error that says the read was given up when watch
-// ended ctx.
-func stalled(ctx context.Context, err error) error {
+// ended ctx (after d without a row).
+func stalled(ctx context.Context, err error, d time.Duration) error {
 	if errors.Is(context.Cause(ctx), errStall) {
 		// Not wrapping err: that is the context's cancellation, which would
 		// read as the caller's and end the retries.
-		return bqerr.Newf(bqerr.Unavailable, "the result's read stream sent nothing for %s; the read was given up", StallTimeout)
+		return bqerr.Newf(bqerr.Unavailable, "the result's read stream sent nothing for %s; the read was given up", stallTimeout(d))
 	}
 	return err
 }

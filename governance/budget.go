@@ -24,9 +24,8 @@ import (
 // A nil *Budget keeps no limits but still counts nothing; use NewBudget
 // for a ledger that counts without limits (the usage tool).
 type Budget struct {
-	perSession int64
-	perDay     int64
-	now        func() time.Time
+	limits Limits
+	now    func() time.Time
 
 	mu       sync.Mutex
 	accounts map[string]*account
@@ -69,13 +68,15 @@ type Usage struct {
 
 // NewBudget returns a ledger with the given limits in bytes billed; zero
 // means no limit.
-func NewBudget(perSession, perDay int64) *Budget {
-	return &Budget{perSession: perSession, perDay: perDay, now: time.Now, accounts: map[string]*account{}, reservations: map[string]reservation{}}
+func NewBudget(limits Limits) *Budget {
+	return &Budget{limits: limits, now: time.Now, accounts: map[string]*account{}, reservations: map[string]reservation{}}
 }
 
 // Limited reports whether any limit is set: only then must a query's cost be
 // estimated before it runs.
-func (b *Budget) Limited() bool { return b != nil && (b.perSession > 0 || b.perDay > 0) }
+func (b *Budget) Limited() bool {
+	return b != nil && (b.limits.MaxBytesPerSession > 0 || b.limits.MaxBytesPerDay > 0)
+}
 
 // idleAccount is how long an account nobody used is kept: past a day it
 // holds nothing the limits still count.
@@ -116,7 +117,7 @@ func (b *Budget) Left(principal string) (left int64, limited bool) {
 }
 
 func (b *Budget) left(a *account) int64 {
-	return limitsLeft(b.perSession, b.perDay, a.session.BytesBilled, a.day.BytesBilled, a.reserved)
+	return limitsLeft(b.limits.MaxBytesPerSession, b.limits.MaxBytesPerDay, a.session.BytesBilled, a.day.BytesBilled, a.reserved)
 }
 
 // limitsLeft is what may still be billed under both limits (zero: none)
@@ -157,7 +158,7 @@ func (b *Budget) fits(a *account, estimate int64) error {
 	if estimate <= left {
 		return nil
 	}
-	return exhausted(estimate, left, a.reserved, b.perSession, b.perDay)
+	return exhausted(estimate, left, a.reserved, b.limits.MaxBytesPerSession, b.limits.MaxBytesPerDay)
 }
 
 // exhausted is the refusal of an estimate that does not fit: what is
@@ -291,7 +292,7 @@ func (b *Budget) Report(principal string) Report {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a := b.account(principal)
-	r := Report{Session: a.session, Today: a.day, SessionLimit: b.perSession, DayLimit: b.perDay, Reserved: a.reserved}
+	r := Report{Session: a.session, Today: a.day, SessionLimit: b.limits.MaxBytesPerSession, DayLimit: b.limits.MaxBytesPerDay, Reserved: a.reserved}
 	if b.Limited() {
 		left := b.left(a)
 		r.Left = &left

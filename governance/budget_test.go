@@ -10,7 +10,7 @@ import (
 
 func TestBudgetPerPrincipalAndDay(t *testing.T) {
 	now := redistest.Today(t, 23)
-	b := NewBudget(300, 100)
+	b := NewBudget(Limits{MaxBytesPerSession: 300, MaxBytesPerDay: 100})
 	b.now = func() time.Time { return now }
 	b.Add("alice", Usage{Jobs: 1, BytesProcessed: 80, BytesBilled: 80})
 	if err := b.Check("alice", 30); err == nil {
@@ -43,7 +43,7 @@ func TestBudgetPerPrincipalAndDay(t *testing.T) {
 }
 
 func TestUnlimitedBudgetCountsOnly(t *testing.T) {
-	b := NewBudget(0, 0)
+	b := NewBudget(Limits{})
 	b.Add("", Usage{Jobs: 1, BytesBilled: 1 << 40})
 	if b.Limited() || b.Check("", 1<<50) != nil {
 		t.Error("an unlimited budget refused a query")

@@ -82,7 +82,7 @@ func (m *Memory) RecentJobs(_ context.Context, principal string) ([]FinishedJob,
 }
 
 // recentKey is principal tag's list of last jobs, newest first.
-func (r *Redis) recentKey(tag string) string { return r.cfg.Prefix + "{" + tag + "}:recent" }
+func (r *Redis) recentKey(tag string) string { return r.cfg.StatePrefix + "{" + tag + "}:recent" }
 
 // RecentJobs implements State.
 func (r *Redis) RecentJobs(ctx context.Context, principal string) ([]FinishedJob, error) {

@@ -76,14 +76,16 @@ const (
 type RedisConfig struct {
 	// Client is the connection pool (NewRedisClient).
 	Client *redis.Client
-	// Prefix namespaces the keys (default DefaultRedisPrefix).
-	Prefix string
-	// PerSession and PerDay are the limits in bytes billed; zero: none.
-	PerSession, PerDay int64
-	// FailOpen lets queries run while the store cannot be asked, without
-	// a budget check; their jobs are charged when it answers again (their
-	// settlements are kept). By default budgets fail closed.
-	FailOpen bool
+	// StatePrefix (--state-prefix) namespaces the keys (default
+	// DefaultRedisPrefix).
+	StatePrefix string
+	// Limits are the limits in bytes billed; zero: none.
+	Limits
+	// StateFailOpen (--state-fail-open) lets queries run while the store
+	// cannot be asked, without a budget check; their jobs are charged when
+	// it answers again (their settlements are kept). By default budgets
+	// fail closed.
+	StateFailOpen bool
 	// JobTTL is how long a job record is served (default JobRecordTTL).
 	JobTTL time.Duration
 	// Do runs one step under the store's retry policy and circuit breaker
@@ -137,8 +139,8 @@ type pendingWrite struct {
 // NewRedis returns State kept in Redis. It does not connect: Ping checks
 // that the store answers.
 func NewRedis(cfg RedisConfig) *Redis {
-	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultRedisPrefix
+	if cfg.StatePrefix == "" {
+		cfg.StatePrefix = DefaultRedisPrefix
 	}
 	if cfg.JobTTL <= 0 {
 		cfg.JobTTL = JobRecordTTL
@@ -170,7 +172,7 @@ func (r *Redis) Ping(ctx context.Context) error {
 
 // FailOpen reports whether queries run without a budget check while the
 // store is down.
-func (r *Redis) FailOpen() bool { return r.cfg.FailOpen }
+func (r *Redis) FailOpen() bool { return r.cfg.StateFailOpen }
 
 // Pending is how many writes wait for the store to answer again.
 func (r *Redis) Pending() int {

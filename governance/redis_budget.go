@@ -16,7 +16,7 @@ import (
 )
 
 // Limited implements State.
-func (r *Redis) Limited() bool { return r.cfg.PerSession > 0 || r.cfg.PerDay > 0 }
+func (r *Redis) Limited() bool { return r.cfg.MaxBytesPerSession > 0 || r.cfg.MaxBytesPerDay > 0 }
 
 // principalTag is the hash tag of principal's keys: a digest, so that
 // key names carry no e-mail or token, and one tag so that a step's keys
@@ -34,7 +34,7 @@ type budgetKeys struct {
 
 func (r *Redis) keys(tag string) budgetKeys {
 	now := r.now().UTC()
-	base := r.cfg.Prefix + "{" + tag + "}:"
+	base := r.cfg.StatePrefix + "{" + tag + "}:"
 	day := now.Format(time.DateOnly)
 	start, _ := time.Parse(time.DateOnly, day)
 	return budgetKeys{acct: base + "acct", holds: base + "holds", holdexp: base + "holdexp", day: base + "day:" + day, ended: base + "ended", tag: tag,
@@ -265,7 +265,7 @@ func unavailable(err error) error {
 // openFallback decides a failed budget step: fail closed with the store's
 // error, or (fail open, or nothing limited) go on uncounted.
 func (r *Redis) openFallback(ctx context.Context, name string, err error) bool {
-	if errors.Is(err, context.Canceled) || (!r.cfg.FailOpen && r.Limited()) {
+	if errors.Is(err, context.Canceled) || (!r.cfg.StateFailOpen && r.Limited()) {
 		return false
 	}
 	r.log.WarnContext(ctx, "shared state store unavailable: going on without the budget", "step", name, "error", bqerr.Redact(err.Error()))
@@ -287,11 +287,11 @@ func (r *Redis) Check(ctx context.Context, principal string, estimate int64) err
 		}
 		return unavailable(err)
 	}
-	left := limitsLeft(r.cfg.PerSession, r.cfg.PerDay, u.Session.BytesBilled, u.Today.BytesBilled, u.Reserved)
+	left := limitsLeft(r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay, u.Session.BytesBilled, u.Today.BytesBilled, u.Reserved)
 	if estimate <= left {
 		return nil
 	}
-	return exhausted(estimate, left, u.Reserved, r.cfg.PerSession, r.cfg.PerDay)
+	return exhausted(estimate, left, u.Reserved, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
 }
 
 // Reserve implements State. The reservation's ID is chosen before the
@@ -307,7 +307,7 @@ func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (str
 		sent = true
 		now := r.now()
 		k := r.keys(tag)
-		res, err := reserveScript.Run(ctx, r.client, k.list(), k.args(now, id, bytes, now.Add(holdTTL).UnixMilli(), r.cfg.PerSession, r.cfg.PerDay)...).Int64Slice()
+		res, err := reserveScript.Run(ctx, r.client, k.list(), k.args(now, id, bytes, now.Add(holdTTL).UnixMilli(), r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)...).Int64Slice()
 		if err != nil {
 			return err
 		}
@@ -331,7 +331,7 @@ func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (str
 		return "", unavailable(err)
 	}
 	if granted == 0 {
-		return "", exhausted(bytes, left, held, r.cfg.PerSession, r.cfg.PerDay)
+		return "", exhausted(bytes, left, held, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
 	}
 	return id, nil
 }
@@ -352,7 +352,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 			if !held {
 				unheld = "1"
 			}
-			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.Prefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
+			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.StatePrefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
 				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds())...).Int64()
 			done = n == 1
 			return err
@@ -410,9 +410,9 @@ func (r *Redis) Report(ctx context.Context, principal string) (Report, error) {
 	if err != nil {
 		return Report{}, unavailable(err)
 	}
-	rep.SessionLimit, rep.DayLimit = r.cfg.PerSession, r.cfg.PerDay
+	rep.SessionLimit, rep.DayLimit = r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay
 	if r.Limited() {
-		left := limitsLeft(r.cfg.PerSession, r.cfg.PerDay, rep.Session.BytesBilled, rep.Today.BytesBilled, rep.Reserved)
+		left := limitsLeft(r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay, rep.Session.BytesBilled, rep.Today.BytesBilled, rep.Reserved)
 		rep.Left = &left
 	}
 	return rep, nil

@@ -16,17 +16,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// RedisURL is a parsed --state value, with the password and TLS settings
-// that go with it.
-type RedisURL struct {
-	// PasswordFile, when set, holds the password (Memorystore's AUTH
-	// string, from Secret Manager) instead of the URL.
-	PasswordFile string
-	// CAFile, when set, is the PEM bundle the server's certificate is
-	// checked against (Memorystore's server CA for in-transit encryption).
-	CAFile string
-}
-
 // IsRedisURL reports whether s names a Redis store rather than memory.
 func IsRedisURL(s string) bool {
 	return strings.HasPrefix(s, "redis://") || strings.HasPrefix(s, "rediss://")
@@ -41,33 +30,36 @@ func RedactURL(s string) string {
 	return u.Redacted()
 }
 
-// NewRedisClient parses a redis:// or rediss:// URL (rediss: TLS) into a
-// client. The password comes from the URL or, when set, from
-// o.PasswordFile; the CA bundle from o.CAFile. No connection is made.
-func NewRedisClient(rawURL string, o RedisURL) (*redis.Client, error) {
-	opts, err := redis.ParseURL(rawURL)
+// NewRedisClient parses cfg.State, a redis:// or rediss:// URL (rediss:
+// TLS), into a client. The password comes from the URL or, when set, from
+// cfg.StatePasswordFile (Memorystore's AUTH string, from Secret Manager);
+// the CA bundle the server's certificate is checked against from
+// cfg.StateCAFile (Memorystore's server CA for in-transit encryption). No
+// connection is made.
+func NewRedisClient(cfg Config) (*redis.Client, error) {
+	opts, err := redis.ParseURL(cfg.State)
 	if err != nil {
 		// The parser's message may quote the URL, password included.
-		return nil, fmt.Errorf("state: %s is not a redis:// or rediss:// URL", RedactURL(rawURL))
+		return nil, fmt.Errorf("state: %s is not a redis:// or rediss:// URL", RedactURL(cfg.State))
 	}
-	if o.PasswordFile != "" {
-		b, err := os.ReadFile(o.PasswordFile)
+	if cfg.StatePasswordFile != "" {
+		b, err := os.ReadFile(cfg.StatePasswordFile)
 		if err != nil {
 			return nil, fmt.Errorf("state password file: %w", err)
 		}
 		opts.Password = strings.TrimSpace(string(b))
 	}
-	if o.CAFile != "" {
+	if cfg.StateCAFile != "" {
 		if opts.TLSConfig == nil {
 			return nil, errors.New("a state CA file needs a rediss:// URL (TLS)")
 		}
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := os.ReadFile(cfg.StateCAFile)
 		if err != nil {
 			return nil, fmt.Errorf("state CA file: %w", err)
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("state CA file %s holds no PEM certificate", o.CAFile)
+			return nil, fmt.Errorf("state CA file %s holds no PEM certificate", cfg.StateCAFile)
 		}
 		opts.TLSConfig.RootCAs = pool
 		if opts.TLSConfig.MinVersion == 0 {
@@ -85,7 +77,7 @@ func NewRedisClient(rawURL string, o RedisURL) (*redis.Client, error) {
 	opts.DialerRetries = 1
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-		return nil, fmt.Errorf("state: %s has no host:port", RedactURL(rawURL))
+		return nil, fmt.Errorf("state: %s has no host:port", RedactURL(cfg.State))
 	}
 	return redis.NewClient(opts), nil
 }

@@ -13,7 +13,7 @@ import (
 
 // jobKey is a job record's key. Job records are not per principal (the
 // lookup is by job ID alone), so they carry no hash tag.
-func (r *Redis) jobKey(id string) string { return r.cfg.Prefix + "job:" + id }
+func (r *Redis) jobKey(id string) string { return r.cfg.StatePrefix + "job:" + id }
 
 // RecordJob implements State. A record the store does not take is kept
 // here (its owner can read the job through this instance) and written

@@ -40,8 +40,8 @@ func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget 
 	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	for i := range n {
 		cfg := resilience.Defaults()
-		cfg.Policies[resilience.State] = resilience.Policy{MaxAttempts: 1, Timeout: 300 * time.Millisecond}
-		cfg.Breaker = resilience.BreakerSettings{FailureThreshold: 2, OpenDuration: 300 * time.Millisecond, SuccessThreshold: 1}
+		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
+		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 300 * time.Millisecond, Successes: 1}
 		ex, err := resilience.NewExecutor(cfg, resilience.Hooks{BreakerChanged: func(_ string, _, to resilience.BreakerState) {
 			if to == resilience.Open {
 				f.opened[i].Add(1)
@@ -54,7 +54,7 @@ func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget 
 		// short enough for a test: a paused Redis costs 150 ms a step.
 		client := redis.NewClient(&redis.Options{Addr: srv.Addr(), DialTimeout: 150 * time.Millisecond, ReadTimeout: 150 * time.Millisecond,
 			WriteTimeout: 150 * time.Millisecond, MaxRetries: -1, DialerRetries: 1})
-		st := NewRedis(RedisConfig{Client: client, Prefix: prefix, PerDay: budget, FailOpen: true, Now: c.Now,
+		st := NewRedis(RedisConfig{Client: client, StatePrefix: prefix, Limits: Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: c.Now,
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})
@@ -325,17 +325,17 @@ func TestRedisCloseWritesPastOpenBreaker(t *testing.T) {
 	srv := redistest.Start(t)
 	c := &clock{now: redistest.Today(t, 10)}
 	cfg := resilience.Defaults()
-	cfg.Policies[resilience.State] = resilience.Policy{MaxAttempts: 1, Timeout: 300 * time.Millisecond}
-	cfg.Breaker = resilience.BreakerSettings{FailureThreshold: 1, OpenDuration: time.Hour, SuccessThreshold: 1}
+	cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
+	cfg.Breaker = resilience.Breaker{Failures: 1, Open: time.Hour, Successes: 1}
 	ex, err := resilience.NewExecutor(cfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := NewRedisClient(srv.URL(), RedisURL{})
+	client, err := NewRedisClient(Config{State: srv.URL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := NewRedis(RedisConfig{Client: client, Prefix: "close:", PerDay: 1000, FailOpen: true, Now: c.Now,
+	st := NewRedis(RedisConfig{Client: client, StatePrefix: "close:", Limits: Limits{MaxBytesPerDay: 1000}, StateFailOpen: true, Now: c.Now,
 		Do: func(ctx context.Context, fn func(context.Context) error) error {
 			return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 		}})
@@ -353,7 +353,7 @@ func TestRedisCloseWritesPastOpenBreaker(t *testing.T) {
 	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
-	other := newRedisState(t, srv.Addr(), "close:", RedisConfig{PerDay: 1000, Now: c.Now})
+	other := newRedisState(t, srv.Addr(), "close:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}, Now: c.Now})
 	if r, err := other.Report(ctx, "p"); err != nil || r.Today.BytesBilled != 90 || r.Today.Jobs != 1 {
 		t.Errorf("report after the instance closed = %+v, %v; want its kept 90 B written", r, err)
 	}
@@ -365,7 +365,7 @@ func TestRedisCloseWritesPastOpenBreaker(t *testing.T) {
 func TestRedisEndedReservationHoldsNothing(t *testing.T) {
 	srv := sharedRedis(t)
 	c := &clock{now: redistest.Today(t, 10)}
-	st := newRedisState(t, srv.Addr(), fmt.Sprintf("ended%d:", prefixes.Add(1)), RedisConfig{PerDay: 1000, Now: c.Now})
+	st := newRedisState(t, srv.Addr(), fmt.Sprintf("ended%d:", prefixes.Add(1)), RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}, Now: c.Now})
 	ctx := context.Background()
 	tag := principalTag("p")
 	id := reservationID(true, tag)
@@ -390,7 +390,7 @@ func TestRedisEndedReservationHoldsNothing(t *testing.T) {
 func TestRedisNeverReportsNegative(t *testing.T) {
 	srv := sharedRedis(t)
 	c := &clock{now: redistest.Today(t, 10)}
-	st := newRedisState(t, srv.Addr(), fmt.Sprintf("negative%d:", prefixes.Add(1)), RedisConfig{PerDay: 1000, Now: c.Now})
+	st := newRedisState(t, srv.Addr(), fmt.Sprintf("negative%d:", prefixes.Add(1)), RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}, Now: c.Now})
 	ctx := context.Background()
 	held, err := st.Reserve(ctx, "p", 400)
 	if err != nil {

@@ -73,11 +73,11 @@ var prefixes atomic.Int64
 
 func newRedisState(t *testing.T, addr, prefix string, cfg RedisConfig) *Redis {
 	t.Helper()
-	client, err := NewRedisClient("redis://"+addr, RedisURL{})
+	client, err := NewRedisClient(Config{State: "redis://" + addr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Client, cfg.Prefix = client, prefix
+	cfg.Client, cfg.StatePrefix = client, prefix
 	st := NewRedis(cfg)
 	t.Cleanup(func() { st.Close() })
 	return st
@@ -85,7 +85,7 @@ func newRedisState(t *testing.T, addr, prefix string, cfg RedisConfig) *Redis {
 
 var backends = []backend{
 	{"memory", func(t *testing.T, perSession, perDay int64, c *clock) (State, func() State) {
-		b := NewBudget(perSession, perDay)
+		b := NewBudget(Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay})
 		b.now = c.Now
 		js := NewJobStore(JobStoreConfig{})
 		js.now = c.Now
@@ -95,7 +95,7 @@ var backends = []backend{
 	{"redis", func(t *testing.T, perSession, perDay int64, c *clock) (State, func() State) {
 		srv := sharedRedis(t)
 		prefix := fmt.Sprintf("test%d:", prefixes.Add(1))
-		cfg := RedisConfig{PerSession: perSession, PerDay: perDay, Now: c.Now}
+		cfg := RedisConfig{Limits: Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}, Now: c.Now}
 		st := newRedisState(t, srv.Addr(), prefix, cfg)
 		return st, func() State { return newRedisState(t, srv.Addr(), prefix, cfg) }
 	}},
@@ -282,7 +282,7 @@ func TestRedisRetriedReserveHoldsOnce(t *testing.T) {
 		}
 		return fn(ctx) // the first answer "lost"
 	}
-	st := newRedisState(t, srv.Addr(), "retry:", RedisConfig{PerDay: 100, Do: twice})
+	st := newRedisState(t, srv.Addr(), "retry:", RedisConfig{Limits: Limits{MaxBytesPerDay: 100}, Do: twice})
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "p", 60)
 	if err != nil {
@@ -304,7 +304,7 @@ func TestRedisRetriedReserveHoldsOnce(t *testing.T) {
 func TestRedisLapsedHoldChargedItsEstimate(t *testing.T) {
 	srv := sharedRedis(t)
 	c := &clock{now: redistest.Today(t, 10)}
-	st := newRedisState(t, srv.Addr(), "lapse:", RedisConfig{PerSession: 1000, Now: c.Now})
+	st := newRedisState(t, srv.Addr(), "lapse:", RedisConfig{Limits: Limits{MaxBytesPerSession: 1000}, Now: c.Now})
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "p", 400)
 	if err != nil {
@@ -324,7 +324,7 @@ func TestRedisLapsedHoldChargedItsEstimate(t *testing.T) {
 // expires, lives under the prefix, and names no principal.
 func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 	srv := sharedRedis(t)
-	st := newRedisState(t, srv.Addr(), "ttl:", RedisConfig{PerDay: 1 << 30})
+	st := newRedisState(t, srv.Addr(), "ttl:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1 << 30}})
 	ctx := context.Background()
 	const who = "alice@example.com"
 	id, _ := st.Reserve(ctx, who, 10)
@@ -372,7 +372,7 @@ func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 func TestRedisDownFailsClosed(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	cfg := RedisConfig{PerDay: 1000}
+	cfg := RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}}
 	st := newRedisState(t, srv.Addr(), "down:", cfg)
 	id, err := st.Reserve(ctx, "p", 300)
 	if err != nil {
@@ -437,7 +437,7 @@ func TestRedisDownFailsOpen(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
 	var failedOpen atomic.Int64
-	cfg := RedisConfig{PerDay: 1000, FailOpen: true, Hooks: RedisHooks{FailedOpen: func(context.Context, string) { failedOpen.Add(1) }}}
+	cfg := RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}, StateFailOpen: true, Hooks: RedisHooks{FailedOpen: func(context.Context, string) { failedOpen.Add(1) }}}
 	st := newRedisState(t, srv.Addr(), "open:", cfg)
 	srv.Stop()
 	id, err := st.Reserve(ctx, "p", 300)
@@ -476,7 +476,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestNewRedisClient(t *testing.T) {
 	pw := filepath.Join(t.TempDir(), "pw")
 	os.WriteFile(pw, []byte("s3cret-from-file\n"), 0o600)
-	c, err := NewRedisClient("rediss://:in-url@10.0.0.3:6378/2", RedisURL{PasswordFile: pw})
+	c, err := NewRedisClient(Config{State: "rediss://:in-url@10.0.0.3:6378/2", StatePasswordFile: pw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,11 +485,11 @@ func TestNewRedisClient(t *testing.T) {
 		t.Errorf("options = addr %s db %d tls %v password-from-file %v retries %d", o.Addr, o.DB, o.TLSConfig != nil, o.Password == "s3cret-from-file", o.MaxRetries)
 	}
 	c.Close()
-	_, err = NewRedisClient("redis://:hunter2@host:notaport:x", RedisURL{})
+	_, err = NewRedisClient(Config{State: "redis://:hunter2@host:notaport:x"})
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("bad URL error = %v; want one without the password", err)
 	}
-	if _, err := NewRedisClient("redis://h:6379", RedisURL{CAFile: pw}); err == nil {
+	if _, err := NewRedisClient(Config{State: "redis://h:6379", StateCAFile: pw}); err == nil {
 		t.Error("a CA file without TLS was accepted")
 	}
 	if got := RedactURL("redis://user:hunter2@h:6379/0"); strings.Contains(got, "hunter2") {
@@ -502,11 +502,11 @@ func TestNewRedisClient(t *testing.T) {
 // page) look the record up.
 func BenchmarkRedisQuerySteps(b *testing.B) {
 	srv := redistest.Start(b)
-	client, err := NewRedisClient(srv.URL(), RedisURL{})
+	client, err := NewRedisClient(Config{State: srv.URL()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	st := NewRedis(RedisConfig{Client: client, PerDay: 1 << 60})
+	st := NewRedis(RedisConfig{Client: client, Limits: Limits{MaxBytesPerDay: 1 << 60}})
 	defer st.Close()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -530,7 +530,7 @@ func BenchmarkRedisQuerySteps(b *testing.B) {
 func TestRedisOutagesInARow(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	st := newRedisState(t, srv.Addr(), "twice:", RedisConfig{PerDay: 1000})
+	st := newRedisState(t, srv.Addr(), "twice:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}})
 	for i := range 2 {
 		id, err := st.Reserve(ctx, "p", 100)
 		if err != nil {

@@ -68,7 +68,7 @@ func TestJobStoreRecordLookupExpiryEviction(t *testing.T) {
 // released (charging nothing); settling twice charges once.
 func TestReservationArithmetic(t *testing.T) {
 	now := redistest.Today(t, 23)
-	b := NewBudget(300, 100)
+	b := NewBudget(Limits{MaxBytesPerSession: 300, MaxBytesPerDay: 100})
 	b.now = func() time.Time { return now }
 
 	r1, err := b.Reserve("alice", 60)
@@ -132,7 +132,7 @@ func TestReservationArithmetic(t *testing.T) {
 // get exactly as many holds as the budget has room for (run with -race).
 func TestParallelReserveNeverOversubscribes(t *testing.T) {
 	const budget, each, callers = 1000, 70, 200
-	st := NewMemory(NewBudget(0, budget), nil)
+	st := NewMemory(NewBudget(Limits{MaxBytesPerDay: budget}), nil)
 	ctx := context.Background()
 	var granted atomic.Int64
 	var wg sync.WaitGroup
@@ -156,7 +156,7 @@ func TestParallelReserveNeverOversubscribes(t *testing.T) {
 // TestUnlimitedStateStillCounts: without limits a reservation refuses
 // nothing but its job is still charged once when settled.
 func TestUnlimitedStateStillCounts(t *testing.T) {
-	st := NewMemory(NewBudget(0, 0), nil)
+	st := NewMemory(NewBudget(Limits{}), nil)
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "", 1<<50)
 	if err != nil || id == "" {

@@ -39,8 +39,13 @@ type Limits struct {
 // DefaultLimits are the limits when Config leaves them zero.
 var DefaultLimits = Limits{MaxRows: 500, MaxBytes: 9 << 20}
 
-// Config configures the service.
+// Config configures the service, given once to NewService like every
+// service's Config: what it sends through, and its settings.
 type Config struct {
+	// REST sends the insertAll requests. Required.
+	REST *bq.Service
+	// Executor runs each call under its write policy. Required.
+	Executor *resilience.Executor
 	// Project is the default project for tables named dataset.table.
 	Project string
 	// Datasets, when set, is the allowlist a table's dataset must pass
@@ -63,9 +68,8 @@ type Service struct {
 	newInsertID func() string
 }
 
-// NewService returns an insert service sending through rest, under exec's
-// write policy.
-func NewService(rest *bq.Service, exec *resilience.Executor, cfg Config) *Service {
+// NewService returns an insert service configured once by cfg.
+func NewService(cfg Config) *Service {
 	if cfg.Limits.MaxRows <= 0 {
 		cfg.Limits.MaxRows = DefaultLimits.MaxRows
 	}
@@ -75,7 +79,7 @@ func NewService(rest *bq.Service, exec *resilience.Executor, cfg Config) *Servic
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute
 	}
-	return &Service{rest: rest, exec: exec, cfg: cfg, newInsertID: uuid.NewString}
+	return &Service{rest: cfg.REST, exec: cfg.Executor, cfg: cfg, newInsertID: uuid.NewString}
 }
 
 // Input is insert_rows' arguments.

@@ -111,9 +111,9 @@ func newService(t *testing.T, fake *fakeInsertAll, cfg Config) *Service {
 	}
 	t.Cleanup(func() { hc.CloseIdleConnections(); srv.Close() })
 	rcfg := resilience.Defaults()
-	p := rcfg.Policies[resilience.Write]
+	p := rcfg.Retry[resilience.Write]
 	p.BaseDelay, p.MaxDelay = time.Millisecond, time.Millisecond
-	rcfg.Policies[resilience.Write] = p
+	rcfg.Retry[resilience.Write] = p
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,8 @@ func newService(t *testing.T, fake *fakeInsertAll, cfg Config) *Service {
 	if cfg.Project == "" {
 		cfg.Project = "p"
 	}
-	return NewService(rest, exec, cfg)
+	cfg.REST, cfg.Executor = rest, exec
+	return NewService(cfg)
 }
 
 // rowsOf decodes rows the way the server decodes tool arguments: numbers

@@ -21,7 +21,7 @@ func TestCloudRunGoogleIDTokens(t *testing.T) {
 	const audience = "https://bigquery-mcp-test.a.run.app"
 	signer := newGoogleSigner(t)
 	guard, err := clientauth.New(context.Background(), clientauth.Config{
-		Mode: clientauth.Google, Audiences: []string{audience},
+		Auth: clientauth.Google, Audience: []string{audience},
 		AllowedPrincipals: []string{"alice@example.com", "domain:corp.example"},
 		HTTPClient:        &http.Client{Transport: signer},
 	})

@@ -21,7 +21,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
-	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
@@ -163,12 +162,12 @@ func clientCancel(t *testing.T, slow emulator.StorageOptions, partial func(*test
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_results", Arguments: args})
 		done <- err
 	}()
-	partial(t, front, cfg.ExportDir)
+	partial(t, front, cfg.Export.Dir)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call returned %v, want context.Canceled", err)
 	}
-	waitFor(t, func() bool { return front.Cancelled() == 1 && len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+	waitFor(t, func() bool { return front.Cancelled() == 1 && len(exportDirEntries(t, cfg.Export.Dir)) == 0 })
 	sent := front.Batches()
 	time.Sleep(300 * time.Millisecond)
 	if front.Batches() != sent || sent >= 100 {
@@ -186,18 +185,17 @@ func clientCancel(t *testing.T, slow emulator.StorageOptions, partial func(*test
 // TestExportGivesUpOnABrokenStream: a read stream that fails with
 // UNAVAILABLE on every attempt, before its first batch. The client
 // library would ask for it again forever (it retries UNAVAILABLE without a
-// cap); the export gives a read up after export.StallTimeout without a
+// cap); the export gives a read up after Export.StallTimeout without a
 // row, and the export operation's policy (3 attempts) reads again from a
 // new session, then fails with a retryable UNAVAILABLE that says so. No
 // file remains. Without the stall watch the call hung until the client
 // gave up.
 func TestExportGivesUpOnABrokenStream(t *testing.T) {
-	defer func(d time.Duration) { export.StallTimeout = d }(export.StallTimeout)
-	export.StallTimeout = 2 * time.Second
 	for _, format := range []string{"jsonl", "parquet"} {
 		t.Run(format, func(t *testing.T) {
 			front := startFront(t, emulator.StorageOptions{FailAlways: true})
 			cfg := exportConfigAt(t, nil, front.Addr)
+			cfg.Export.StallTimeout = 2 * time.Second
 			cs := connect(t, cfg, "")
 			start := time.Now()
 			e := fails(t, cs, "export_results", map[string]any{"sql": streamQuery, "format": format})
@@ -213,7 +211,7 @@ func TestExportGivesUpOnABrokenStream(t *testing.T) {
 			if took > 40*time.Second {
 				t.Errorf("took %s", took)
 			}
-			waitFor(t, func() bool { return len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+			waitFor(t, func() bool { return len(exportDirEntries(t, cfg.Export.Dir)) == 0 })
 		})
 	}
 }
@@ -286,10 +284,10 @@ func TestExportCancelLeavesNothing(t *testing.T) {
 	t.Run("time limit", func(t *testing.T) {
 		front := startFront(t, slow)
 		cfg := exportConfigAt(t, nil, front.Addr)
-		cfg.Resilience.Policies = maps.Clone(cfg.Resilience.Policies)
-		p := cfg.Resilience.Policies[resilience.Export]
-		p.MaxAttempts, p.Timeout = 1, time.Second
-		cfg.Resilience.Policies[resilience.Export] = p
+		cfg.Resilience.Retry = maps.Clone(cfg.Resilience.Retry)
+		p := cfg.Resilience.Retry[resilience.Export]
+		p.Attempts, p.Timeout = 1, time.Second
+		cfg.Resilience.Retry[resilience.Export] = p
 		cs := connect(t, cfg, "")
 		start := time.Now()
 		e := fails(t, cs, "export_results", map[string]any{"sql": streamQuery, "format": "jsonl", "name": "late.jsonl"})
@@ -303,6 +301,6 @@ func TestExportCancelLeavesNothing(t *testing.T) {
 		if front.Batches() >= 100 {
 			t.Errorf("the whole stream was sent (%d batches)", front.Batches())
 		}
-		waitFor(t, func() bool { return len(exportDirEntries(t, cfg.ExportDir)) == 0 })
+		waitFor(t, func() bool { return len(exportDirEntries(t, cfg.Export.Dir)) == 0 })
 	})
 }

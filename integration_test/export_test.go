@@ -55,7 +55,7 @@ func exportConfigAt(t *testing.T, rec *recorder, addr string) server.Config {
 	t.Helper()
 	cfg := testConfig()
 	cfg.Toolsets = []server.Toolset{server.ToolsetQuery, server.ToolsetExport}
-	cfg.ExportDir = filepath.Join(t.TempDir(), "exports")
+	cfg.Export.Dir = filepath.Join(t.TempDir(), "exports")
 	cfg.StorageEndpoint = addr
 	cfg.Logger = slog.New(slog.NewTextHandler(&logBuffer{t: t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	if rec != nil {
@@ -226,7 +226,7 @@ func csvCell(t *testing.T, raw json.RawMessage) string {
 func TestExportRefusals(t *testing.T) {
 	rec := &recorder{base: http.DefaultTransport}
 	cfg := exportConfig(t, rec)
-	cfg.Datasets = "shop"
+	cfg.Governance.Datasets = "shop"
 	cs := connect(t, cfg, "")
 	for _, args := range []map[string]any{
 		{"sql": "SELECT 1 AS n", "name": "../escape.jsonl"},
@@ -241,10 +241,10 @@ func TestExportRefusals(t *testing.T) {
 	if n := len(rec.reqs); n != 0 {
 		t.Errorf("refused exports sent %d requests to BigQuery: %v", n, rec.reqs)
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(cfg.ExportDir), "escape.jsonl")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(cfg.Export.Dir), "escape.jsonl")); !os.IsNotExist(err) {
 		t.Error("a file was written outside --export-dir")
 	}
-	if es, _ := os.ReadDir(cfg.ExportDir); len(es) != 0 {
+	if es, _ := os.ReadDir(cfg.Export.Dir); len(es) != 0 {
 		t.Errorf("refused exports left %d files", len(es))
 	}
 }

@@ -80,7 +80,7 @@ func (e *estimating) count() int {
 func TestExportRefusesAnEstimateOverItsCap(t *testing.T) {
 	est := &estimating{base: http.DefaultTransport, bytes: 3 << 30}
 	cfg := exportConfig(t, nil)
-	cfg.Transport, cfg.MaxExportBytes = est, 2<<30
+	cfg.Transport, cfg.Export.MaxExportBytes = est, 2<<30
 	cs := connect(t, cfg, "")
 	e := fails(t, cs, "export_results", map[string]any{"sql": exportQuery})
 	if e.Code != bqerr.ResourceExhausted || e.Retryable || !strings.Contains(e.Message, "3.0 GiB") ||
@@ -90,7 +90,7 @@ func TestExportRefusesAnEstimateOverItsCap(t *testing.T) {
 	if n := est.count(); n != 0 {
 		t.Errorf("a refused export inserted %d query jobs", n)
 	}
-	if es, _ := os.ReadDir(cfg.ExportDir); len(es) != 0 {
+	if es, _ := os.ReadDir(cfg.Export.Dir); len(es) != 0 {
 		t.Errorf("a refused export left %d files", len(es))
 	}
 	est.bytes = 1 << 30

@@ -17,7 +17,7 @@ import (
 func TestHungBigQueryOpensBreakerForQueries(t *testing.T) {
 	p := startProxy(t)
 	cfg := fastConfig(p)
-	cfg.Resilience.Breaker = resilience.BreakerSettings{FailureThreshold: 3, OpenDuration: time.Minute, SuccessThreshold: 1}
+	cfg.Resilience.Breaker = resilience.Breaker{Failures: 3, Open: time.Minute, Successes: 1}
 	cs := connect(t, cfg, "")
 
 	// Long jobs, BigQuery answering all along: the timeout is the caller's.

@@ -85,8 +85,8 @@ func TestTelemetryOfScriptedCalls(t *testing.T) {
 	p := startProxy(t)
 	p.HoldQueries(func(sql string) bool { return strings.Contains(sql, "/* hold */") })
 	cfg := fastConfig(p)
-	cfg.CacheTTL = time.Millisecond
-	cfg.Resilience.Breaker = resilience.BreakerSettings{FailureThreshold: 2, OpenDuration: time.Minute, SuccessThreshold: 1}
+	cfg.Cache.TTL = time.Millisecond
+	cfg.Resilience.Breaker = resilience.Breaker{Failures: 2, Open: time.Minute, Successes: 1}
 	cfg.Telemetry = tel
 	cs := connect(t, cfg, "")
 

@@ -40,12 +40,12 @@ func fastConfig(p *faults.Proxy) server.Config {
 	cfg := testConfig()
 	cfg.Endpoint = p.URL
 	r := resilience.Defaults()
-	for op, pol := range r.Policies {
+	for op, pol := range r.Retry {
 		pol.BaseDelay, pol.MaxDelay = time.Millisecond, 4*time.Millisecond
-		r.Policies[op] = pol
+		r.Retry[op] = pol
 	}
 	cfg.Resilience = r
-	cfg.CacheTTL = 0
+	cfg.Cache.TTL = 0
 	return cfg
 }
 
@@ -67,13 +67,13 @@ var injected = []faults.Fault{
 func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 	p := startProxy(t)
 	cfg := fastConfig(p)
-	cfg.Resilience.Breaker.FailureThreshold = 1000 // this test is about retries
+	cfg.Resilience.Breaker.Failures = 1000 // this test is about retries
 	cs := connect(t, cfg, "")
 	p.Seed(7, 11)
 	p.AddRule(faults.Rule{Probability: 0.3, Mix: injected})
 
-	metaCap := cfg.Resilience.Policies[resilience.Metadata].MaxAttempts
-	queryCap := cfg.Resilience.Policies[resilience.Query].MaxAttempts
+	metaCap := cfg.Resilience.Retry[resilience.Metadata].Attempts
+	queryCap := cfg.Resilience.Retry[resilience.Query].Attempts
 	type tally struct{ calls, ok int }
 	results := map[string]*tally{}
 	maxPerRequest := map[string]int{}
@@ -173,10 +173,10 @@ func schemaCall(t *testing.T, cs *mcp.ClientSession) *mcp.CallToolResult {
 func TestBreakerOpensFailsFastProbesAndCloses(t *testing.T) {
 	p := startProxy(t)
 	cfg := fastConfig(p)
-	pol := cfg.Resilience.Policies[resilience.Metadata]
-	pol.MaxAttempts = 1 // one request per call, so calls and failures line up
-	cfg.Resilience.Policies[resilience.Metadata] = pol
-	cfg.Resilience.Breaker = resilience.BreakerSettings{FailureThreshold: 5, OpenDuration: 2 * time.Second, SuccessThreshold: 2}
+	pol := cfg.Resilience.Retry[resilience.Metadata]
+	pol.Attempts = 1 // one request per call, so calls and failures line up
+	cfg.Resilience.Retry[resilience.Metadata] = pol
+	cfg.Resilience.Breaker = resilience.Breaker{Failures: 5, Open: 2 * time.Second, Successes: 2}
 	cs := connect(t, cfg, "")
 
 	// User errors never open it.
@@ -239,7 +239,7 @@ func health(t *testing.T, cs *mcp.ClientSession) server.HealthReport {
 func TestStaleMetadataDuringOutageButNeverForDenialOrNotFound(t *testing.T) {
 	p := startProxy(t)
 	cfg := fastConfig(p)
-	cfg.CacheTTL = time.Millisecond
+	cfg.Cache.TTL = time.Millisecond
 	cs := connect(t, cfg, "")
 	fresh := ok[schema.TableSchema](t, cs, "get_table_schema", map[string]any{"table": "shop.orders"})
 	tables := ok[schema.ListTablesOutput](t, cs, "list_tables", map[string]any{"dataset": "shop"})

@@ -57,7 +57,7 @@ func TestInsertRowsLandOnTheEmulator(t *testing.T) {
 	// (Queries under an allowlist fail closed on the emulator, whose dry
 	// runs list no tables, so this server only inserts.)
 	governed := &recorder{base: http.DefaultTransport}
-	cfg.Datasets, cfg.Transport = "shop", governed
+	cfg.Governance.Datasets, cfg.Transport = "shop", governed
 	gs := connect(t, cfg, "")
 	e := fails(t, gs, "insert_rows", map[string]any{"table": "telemetry.events", "rows": []any{map[string]any{"id": 1}}})
 	if n := governed.count("POST", "/insertAll"); e.Code != bqerr.PermissionDenied || n != 0 {

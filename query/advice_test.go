@@ -86,7 +86,7 @@ func newAdviceService(t *testing.T, requireFilter bool) (*Service, *partitionBig
 		"SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1": partitionMiB,
 	}}
 	s := newSlowService(t, fake)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
 		"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB, Clustering: []string{"customer_id"},
 			Partitioning: &bqtype.PartitionLayout{Type: "DAY", Column: "ts", ColumnType: "DATE", RequireFilter: requireFilter}},

@@ -154,7 +154,7 @@ func NewService(cfg Config) *Service {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.State == nil {
-		cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,

@@ -290,7 +290,7 @@ func everydayService(t *testing.T, plans map[string]plan, allow string, writes b
 	s := newSlowService(t, fake)
 	s.cfg.AllowWrites = writes
 	s.cfg.ExportGCS = "gs://acme-exports/mcp"
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	if allow != "" {
 		a, err := governance.ParseAllowlist(allow, "p")
 		if err != nil {

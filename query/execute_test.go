@@ -36,8 +36,8 @@ func withOpLog(t *testing.T, s *Service) *opLog {
 	t.Helper()
 	log := &opLog{}
 	rcfg := resilience.Defaults()
-	rcfg.Policies[resilience.Query] = resilience.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
-	rcfg.Policies[resilience.Write] = resilience.Policy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
+	rcfg.Retry[resilience.Query] = resilience.Policy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
+	rcfg.Retry[resilience.Write] = resilience.Policy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{Attempt: log.attempt})
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)

@@ -111,7 +111,7 @@ func newResultService(t *testing.T, fake *resultBigQuery) *Service {
 	s.cfg.AllowWrites = false
 	s.cfg.Datasets = allow
 	s.cfg.MultiPrincipal = true
-	s.cfg.State = governance.NewMemory(governance.NewBudget(1<<20, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 1<<20}), nil)
 	s.cfg.Catalog = fakeCatalog{types: map[string]string{"p.sales.orders": "TABLE", "p.secret.orders": "TABLE"}, datasets: []string{"sales", "secret"}}
 	return s
 }
@@ -239,7 +239,7 @@ func TestRunToTableRefusesAnEstimateOverTheExportCap(t *testing.T) {
 
 	// No budget to estimate for, and the verdict is remembered: the cap
 	// still asks for a dry run.
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	reconfigured(s)
 	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders"}, capAt(50)); err == nil {
 		t.Error("without a budget, an export over the cap ran")

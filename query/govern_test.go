@@ -182,7 +182,7 @@ func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (
 	}
 	s.cfg.AllowWrites = allowWrites
 	s.cfg.Datasets = allow
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	s.cfg.Catalog = fakeCatalog{
 		types: map[string]string{
 			"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
@@ -421,7 +421,7 @@ func TestBytesBudget(t *testing.T) {
 		"SELECT b FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 30 * mb},
 	}
 	s, fake := newGovernedService(t, plans, false)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(100*mb, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 100*mb}), nil)
 	ctx := context.Background()
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"}); err != nil {
 		t.Fatalf("first query: %v", err)

@@ -31,8 +31,8 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 	for range 3 {
 		s := newLedgerService(t, fake, 0, budget)
 		cfg := resilience.Defaults()
-		cfg.Policies[resilience.State] = resilience.Policy{MaxAttempts: 1, Timeout: 300 * time.Millisecond}
-		cfg.Breaker = resilience.BreakerSettings{FailureThreshold: 2, OpenDuration: 300 * time.Millisecond, SuccessThreshold: 1}
+		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
+		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 300 * time.Millisecond, Successes: 1}
 		ex, err := resilience.NewExecutor(cfg, resilience.Hooks{})
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 		// Redis costs 150 ms a step, not a second.
 		client := redis.NewClient(&redis.Options{Addr: rs.Addr(), DialTimeout: 150 * time.Millisecond, ReadTimeout: 150 * time.Millisecond,
 			WriteTimeout: 150 * time.Millisecond, MaxRetries: -1, DialerRetries: 1})
-		st := governance.NewRedis(governance.RedisConfig{Client: client, Prefix: "outage:", PerDay: budget, FailOpen: true, Now: now,
+		st := governance.NewRedis(governance.RedisConfig{Client: client, StatePrefix: "outage:", Limits: governance.Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: now,
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})

@@ -132,7 +132,7 @@ func TestForeignJobsOnlyForOneLocalUser(t *testing.T) {
 func TestForgottenJobSaysWhy(t *testing.T) {
 	fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
 	s := newLedgerService(t, fake, 0, 0)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), governance.NewJobStore(governance.JobStoreConfig{Size: 1}))
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), governance.NewJobStore(governance.JobStoreConfig{Size: 1}))
 	s.cfg.MultiPrincipal = true
 	alice := as("token:1")
 	first, err := s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t"})

@@ -284,7 +284,7 @@ func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
 	t.Helper()
 	s := newSlowService(t, fake)
 	rcfg := resilience.Defaults()
-	rcfg.Policies[resilience.Query] = resilience.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
+	rcfg.Retry[resilience.Query] = resilience.Policy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)

@@ -244,7 +244,7 @@ func TestUsageReportsDollars(t *testing.T) {
 	} {
 		s := newPricedService(t, &priceBigQuery{t: t, location: c.location, bytes: tib}, false)
 		s.cfg.Location = c.location
-		s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+		s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 		for range 2 {
 			if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
 				t.Fatal(err)
@@ -259,7 +259,7 @@ func TestUsageReportsDollars(t *testing.T) {
 		}
 	}
 	s := newPricedService(t, &priceBigQuery{t: t, location: "US", bytes: tib, slotMs: 3_600_000}, true)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
 		t.Fatal(err)
 	}

@@ -224,7 +224,7 @@ func newLedgerService(t *testing.T, fake *ledgerBigQuery, perSession, perDay int
 	t.Helper()
 	s := newSlowService(t, fake)
 	s.cfg.AllowWrites = false
-	s.cfg.State = governance.NewMemory(governance.NewBudget(perSession, perDay), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}), nil)
 	return s
 }
 

@@ -24,7 +24,7 @@ func TestUsageLastJobsPerPrincipal(t *testing.T) {
 				rs := redistest.Start(t)
 				start := redistest.Today(t, 10)
 				for _, s := range []*Service{a, b} {
-					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), Prefix: "usage:", PerDay: 100 * tib,
+					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), StatePrefix: "usage:", Limits: governance.Limits{MaxBytesPerDay: 100 * tib},
 						Now: func() time.Time { return start }})
 					t.Cleanup(func() { st.Close() })
 					s.cfg.State = st

@@ -14,9 +14,9 @@ import (
 // quick is Defaults with millisecond delays, so the example runs in a blink.
 func quick() resilience.Config {
 	cfg := resilience.Defaults()
-	for op, p := range cfg.Policies {
+	for op, p := range cfg.Retry {
 		p.BaseDelay, p.MaxDelay = time.Millisecond, 2*time.Millisecond
-		cfg.Policies[op] = p
+		cfg.Retry[op] = p
 	}
 	return cfg
 }
@@ -78,7 +78,7 @@ func ExampleExecutor_Do_breaker() {
 		panic(err)
 	}
 	down := func(context.Context) error { return &googleapi.Error{Code: 503, Message: "backend error"} }
-	for range cfg.Breaker.FailureThreshold {
+	for range cfg.Breaker.Failures {
 		_ = exec.Do(context.Background(), resilience.Metadata, "my-project", down)
 	}
 	err = exec.Do(context.Background(), resilience.Metadata, "my-project", func(context.Context) error {

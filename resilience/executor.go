@@ -61,18 +61,18 @@ func NewExecutor(cfg Config, hooks Hooks) (*Executor, error) {
 	// Policies added after a config was first written (the shared state
 	// store's, export's) get their defaults, so such a config still works.
 	for _, op := range []Operation{State, Export} {
-		if _, ok := cfg.Policies[op]; ok {
+		if _, ok := cfg.Retry[op]; ok {
 			continue
 		}
-		policies := make(map[Operation]Policy, len(cfg.Policies)+1)
-		for o, p := range cfg.Policies {
+		policies := make(map[Operation]Policy, len(cfg.Retry)+1)
+		for o, p := range cfg.Retry {
 			policies[o] = p
 		}
-		policies[op] = Defaults().Policies[op]
-		cfg.Policies = policies
+		policies[op] = Defaults().Retry[op]
+		cfg.Retry = policies
 	}
 	e := &Executor{cfg: cfg, hooks: hooks, retries: map[Operation]retrypolicy.RetryPolicy[any]{}, breakers: map[string]circuitbreaker.CircuitBreaker[any]{}}
-	for op, p := range cfg.Policies {
+	for op, p := range cfg.Retry {
 		e.retries[op] = e.retryPolicy(p)
 	}
 	return e, nil
@@ -85,7 +85,7 @@ func (e *Executor) retryPolicy(p Policy) retrypolicy.RetryPolicy[any] {
 			ra, ok := requestedDelay(err)
 			return ok && ra > e.cfg.MaxRetryAfter
 		}).
-		WithMaxAttempts(p.MaxAttempts).
+		WithMaxAttempts(p.Attempts).
 		ReturnLastFailure()
 	if p.BaseDelay > 0 {
 		b = b.WithBackoffFactor(p.BaseDelay, p.MaxDelay, p.Multiplier)
@@ -111,7 +111,7 @@ func (e *Executor) retryPolicy(p Policy) retrypolicy.RetryPolicy[any] {
 // fn must be safe to call again: for job inserts that means a job ID chosen
 // before the first attempt.
 func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(context.Context) error) error {
-	p, ok := e.cfg.Policies[op]
+	p, ok := e.cfg.Retry[op]
 	if !ok {
 		return fmt.Errorf("resilience: unknown operation %q", op)
 	}
@@ -177,11 +177,11 @@ func (e *Executor) Do(ctx context.Context, op Operation, scope string, fn func(c
 	if err == nil {
 		return nil
 	}
-	if attempts > 1 || (attempts == p.MaxAttempts && Retryable(err)) {
+	if attempts > 1 || (attempts == p.Attempts && Retryable(err)) {
 		// The cause is the whole chain fn returned, so markers in it (a
 		// lower layer's spent retries) stay visible to outer layers.
 		be := bqerr.From(err).WithCause(err).WithAttempts(attempts)
-		if attempts >= p.MaxAttempts && Retryable(err) {
+		if attempts >= p.Attempts && Retryable(err) {
 			be = be.WithRetryable(true).WithHint(exhaustedHint(ctx, op, attempts, be.Code))
 			if e.hooks.Exhausted != nil {
 				e.hooks.Exhausted(ctx, op, attempts, err)
@@ -240,9 +240,9 @@ func (e *Executor) breaker(scope string) circuitbreaker.CircuitBreaker[any] {
 	}
 	s := e.cfg.Breaker
 	cb := circuitbreaker.NewBuilder[any]().
-		WithFailureThreshold(s.FailureThreshold).
-		WithDelay(s.OpenDuration).
-		WithSuccessThreshold(s.SuccessThreshold).
+		WithFailureThreshold(s.Failures).
+		WithDelay(s.Open).
+		WithSuccessThreshold(s.Successes).
 		OnStateChanged(func(ev circuitbreaker.StateChangedEvent) {
 			if e.hooks.BreakerChanged != nil {
 				e.hooks.BreakerChanged(scope, state(ev.OldState), state(ev.NewState))

@@ -33,10 +33,10 @@ const testOpen = 50 * time.Millisecond
 // testConfig is a configuration with tiny delays, attempts attempts for
 // every operation and a breaker that opens after 3 backend faults.
 func testConfig(attempts int) Config {
-	p := Policy{MaxAttempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Multiplier: 2}
+	p := Policy{Attempts: attempts, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Multiplier: 2}
 	return Config{
-		Policies:      map[Operation]Policy{Query: p, Metadata: p, Write: p, Auth: p},
-		Breaker:       BreakerSettings{FailureThreshold: 3, OpenDuration: testOpen, SuccessThreshold: 2},
+		Retry:         map[Operation]Policy{Query: p, Metadata: p, Write: p, Auth: p},
+		Breaker:       Breaker{Failures: 3, Open: testOpen, Successes: 2},
 		MaxRetryAfter: 5 * time.Second,
 	}
 }
@@ -96,11 +96,11 @@ func mustCode(t *testing.T, err error, want bqerr.Code) *bqerr.Error {
 // openBreaker drives scope's breaker open with backend faults.
 func openBreaker(t *testing.T, e *Executor, scope string) {
 	t.Helper()
-	for range e.cfg.Breaker.FailureThreshold {
+	for range e.cfg.Breaker.Failures {
 		_ = e.Do(context.Background(), Metadata, scope, func(context.Context) error { return apiErr(503, "") })
 	}
 	if got := e.BreakerStates()[scope]; got != Open {
-		t.Fatalf("breaker for %s is %s after %d backend faults, want open", scope, got, e.cfg.Breaker.FailureThreshold)
+		t.Fatalf("breaker for %s is %s after %d backend faults, want open", scope, got, e.cfg.Breaker.Failures)
 	}
 }
 
@@ -118,7 +118,7 @@ func TestDefaultsAreValid(t *testing.T) {
 		t.Fatalf("Defaults().Validate() = %v", err)
 	}
 	for _, op := range Operations {
-		if _, ok := cfg.Policies[op]; !ok {
+		if _, ok := cfg.Retry[op]; !ok {
 			t.Errorf("Defaults() has no policy for %s", op)
 		}
 	}
@@ -129,15 +129,15 @@ func TestDefaultsAreValid(t *testing.T) {
 
 func TestNewExecutorRejectsInvalidConfig(t *testing.T) {
 	for name, mutate := range map[string]func(*Config){
-		"missing policy":     func(c *Config) { delete(c.Policies, Write) },
-		"zero attempts":      func(c *Config) { p := c.Policies[Query]; p.MaxAttempts = 0; c.Policies[Query] = p },
-		"max below base":     func(c *Config) { p := c.Policies[Auth]; p.MaxDelay = p.BaseDelay / 2; c.Policies[Auth] = p },
-		"negative base":      func(c *Config) { p := c.Policies[Auth]; p.BaseDelay = -1; c.Policies[Auth] = p },
-		"jitter of one":      func(c *Config) { p := c.Policies[Metadata]; p.Jitter = 1; c.Policies[Metadata] = p },
-		"negative timeout":   func(c *Config) { p := c.Policies[Metadata]; p.Timeout = -time.Second; c.Policies[Metadata] = p },
-		"zero failures":      func(c *Config) { c.Breaker.FailureThreshold = 0 },
-		"zero successes":     func(c *Config) { c.Breaker.SuccessThreshold = 0 },
-		"zero open duration": func(c *Config) { c.Breaker.OpenDuration = 0 },
+		"missing policy":     func(c *Config) { delete(c.Retry, Write) },
+		"zero attempts":      func(c *Config) { p := c.Retry[Query]; p.Attempts = 0; c.Retry[Query] = p },
+		"max below base":     func(c *Config) { p := c.Retry[Auth]; p.MaxDelay = p.BaseDelay / 2; c.Retry[Auth] = p },
+		"negative base":      func(c *Config) { p := c.Retry[Auth]; p.BaseDelay = -1; c.Retry[Auth] = p },
+		"jitter of one":      func(c *Config) { p := c.Retry[Metadata]; p.Jitter = 1; c.Retry[Metadata] = p },
+		"negative timeout":   func(c *Config) { p := c.Retry[Metadata]; p.Timeout = -time.Second; c.Retry[Metadata] = p },
+		"zero failures":      func(c *Config) { c.Breaker.Failures = 0 },
+		"zero successes":     func(c *Config) { c.Breaker.Successes = 0 },
+		"zero open duration": func(c *Config) { c.Breaker.Open = 0 },
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := Defaults()
@@ -351,7 +351,7 @@ func TestStopsWhenContextCancelledDuringAttempt(t *testing.T) {
 func TestStopsWhenContextCancelledDuringBackoff(t *testing.T) {
 	cfg := testConfig(5)
 	// A backoff far longer than the test: only the cancellation can end it.
-	cfg.Policies[Query] = Policy{MaxAttempts: 5, BaseDelay: time.Minute, MaxDelay: time.Minute, Multiplier: 2}
+	cfg.Retry[Query] = Policy{Attempts: 5, BaseDelay: time.Minute, MaxDelay: time.Minute, Multiplier: 2}
 	e := newTestExecutor(t, cfg, Hooks{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -418,9 +418,9 @@ func TestPolicyTimeoutBoundsWholeOperation(t *testing.T) {
 	t.Run("one slow attempt", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			cfg := testConfig(5)
-			p := cfg.Policies[Metadata]
+			p := cfg.Retry[Metadata]
 			p.Timeout = timeout
-			cfg.Policies[Metadata] = p
+			cfg.Retry[Metadata] = p
 			e := newTestExecutor(t, cfg, Hooks{})
 			start := time.Now()
 			var calls atomic.Int32
@@ -447,9 +447,9 @@ func TestPolicyTimeoutBoundsWholeOperation(t *testing.T) {
 	t.Run("retries share the timeout", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			cfg := testConfig(1_000_000)
-			p := cfg.Policies[Metadata]
+			p := cfg.Retry[Metadata]
 			p.Timeout = timeout
-			cfg.Policies[Metadata] = p
+			cfg.Retry[Metadata] = p
 			e := newTestExecutor(t, cfg, Hooks{})
 			var calls atomic.Int32
 			err := e.Do(context.Background(), Metadata, "p", func(context.Context) error {
@@ -468,9 +468,9 @@ func TestPolicyTimeoutBoundsWholeOperation(t *testing.T) {
 	t.Run("caller's shorter deadline wins", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			cfg := testConfig(5)
-			p := cfg.Policies[Metadata]
+			p := cfg.Retry[Metadata]
 			p.Timeout = time.Hour
-			cfg.Policies[Metadata] = p
+			cfg.Retry[Metadata] = p
 			e := newTestExecutor(t, cfg, Hooks{})
 			ctx, cancel := context.WithTimeout(context.Background(), timeout)
 			defer cancel()
@@ -496,9 +496,9 @@ func testRetryAfterIsWaited(t *testing.T) {
 	cfg := testConfig(3)
 	// MaxDelay is 2ms: only Retry-After can make the wait a second long. The
 	// jitter must not take the wait below what BigQuery asked for.
-	p := cfg.Policies[Query]
+	p := cfg.Retry[Query]
 	p.Jitter = 0.2
-	cfg.Policies[Query] = p
+	cfg.Retry[Query] = p
 	e := newTestExecutor(t, cfg, Hooks{})
 	var starts []time.Time
 	err := e.Do(context.Background(), Query, "p", func(context.Context) error {
@@ -792,7 +792,7 @@ func TestOpenBreakerFailsFast(t *testing.T) {
 	for _, open := range []time.Duration{testOpen, 1500 * time.Millisecond, 90 * time.Second} {
 		t.Run(open.String(), func(t *testing.T) {
 			cfg := testConfig(3)
-			cfg.Breaker.OpenDuration = open
+			cfg.Breaker.Open = open
 			var rejected int
 			e := newTestExecutor(t, cfg, Hooks{Rejected: func(context.Context, Operation, string) { rejected++ }})
 			openBreaker(t, e, "proj-a")
@@ -1003,12 +1003,12 @@ func TestClassifiers(t *testing.T) {
 // project's breaker is open: no BigQuery request, just the refusal.
 func BenchmarkOpenBreakerFailFast(b *testing.B) {
 	cfg := testConfig(3)
-	cfg.Breaker.OpenDuration = time.Hour
+	cfg.Breaker.Open = time.Hour
 	e, err := NewExecutor(cfg, Hooks{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	for range cfg.Breaker.FailureThreshold {
+	for range cfg.Breaker.Failures {
 		_ = e.Do(context.Background(), Query, "p", func(context.Context) error { return apiErr(503, "") })
 	}
 	if e.BreakerStates()["p"] != Open {
@@ -1053,7 +1053,7 @@ func testPanickingProbeDoesNotWedgeBreaker(t *testing.T) {
 	e := newTestExecutor(t, testConfig(1), Hooks{})
 	openBreaker(t, e, "p")
 	waitOpenDuration()
-	for range e.cfg.Breaker.SuccessThreshold + 1 {
+	for range e.cfg.Breaker.Successes + 1 {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -1107,9 +1107,9 @@ func TestStartAttemptHookWrapsEachAttempt(t *testing.T) {
 func TestExhaustedHintSaysWhy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := testConfig(1)
-		p := cfg.Policies[Metadata]
+		p := cfg.Retry[Metadata]
 		p.Timeout = 40 * time.Millisecond
-		cfg.Policies[Metadata] = p
+		cfg.Retry[Metadata] = p
 		e := newTestExecutor(t, cfg, Hooks{})
 		err := e.Do(context.Background(), Metadata, "p", func(ctx context.Context) error {
 			<-ctx.Done()

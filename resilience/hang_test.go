@@ -72,7 +72,7 @@ func newJobsBQ(t *testing.T, mode string) *jobsBQ {
 // once.
 func hangConfig() Config {
 	cfg := testConfig(2)
-	cfg.Breaker.OpenDuration = time.Minute
+	cfg.Breaker.Open = time.Minute
 	return cfg
 }
 
@@ -97,7 +97,7 @@ func queryCall(e *Executor, client *bigquery.Client, d time.Duration) error {
 }
 
 // TestHungBigQueryOpensBreaker: query calls that end because BigQuery never
-// answered count as backend faults, so after FailureThreshold of them the
+// answered count as backend faults, so after Failures of them the
 // next call fails fast without a request.
 func TestHungBigQueryOpensBreaker(t *testing.T) {
 	srv := newJobsBQ(t, "hang")

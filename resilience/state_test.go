@@ -14,8 +14,8 @@ import (
 // every message names the store, not BigQuery.
 func TestStateOperation(t *testing.T) {
 	cfg := Defaults()
-	delete(cfg.Policies, State) // a config written before the state store
-	cfg.Breaker = BreakerSettings{FailureThreshold: 1, OpenDuration: time.Minute, SuccessThreshold: 1}
+	delete(cfg.Retry, State) // a config written before the state store
+	cfg.Breaker = Breaker{Failures: 1, Open: time.Minute, Successes: 1}
 	e, err := NewExecutor(cfg, Hooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func TestStateOperation(t *testing.T) {
 	down := bqerr.New(bqerr.Unavailable, "the shared state store (Redis) did not answer")
 	err = e.Do(context.Background(), State, StateScope, func(context.Context) error { calls++; return down })
 	be, ok := bqerr.As(err)
-	if calls != Defaults().Policies[State].MaxAttempts || !ok || !be.Retryable || !strings.Contains(be.Hint, "shared state store") || strings.Contains(be.Hint, "BigQuery") {
+	if calls != Defaults().Retry[State].Attempts || !ok || !be.Retryable || !strings.Contains(be.Hint, "shared state store") || strings.Contains(be.Hint, "BigQuery") {
 		t.Fatalf("after %d attempts: %v (hint %q); want the state policy's attempts and a hint naming the store", calls, err, be.Hint)
 	}
 	if s := e.BreakerStates()[StateScope]; s != Open {

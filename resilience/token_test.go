@@ -28,13 +28,13 @@ func TestTokenFetchesHaveTheirOwnBreaker(t *testing.T) {
 		changed = append(changed, scope+" "+string(to))
 	}})
 	ts := e.TokenSource(failingSource{err: connReset()})
-	for range e.cfg.Breaker.FailureThreshold {
+	for range e.cfg.Breaker.Failures {
 		if _, err := ts.Token(); err == nil {
 			t.Fatal("Token succeeded from a failing source")
 		}
 	}
 	if got := e.BreakerStates()[CredentialsScope]; got != Open {
-		t.Fatalf("credentials breaker %s after %d failed fetches, want open", got, e.cfg.Breaker.FailureThreshold)
+		t.Fatalf("credentials breaker %s after %d failed fetches, want open", got, e.cfg.Breaker.Failures)
 	}
 	mu.Lock()
 	if want := []string{CredentialsScope + " open"}; strings.Join(changed, ",") != strings.Join(want, ",") {

@@ -229,7 +229,7 @@ func newTestService(t *testing.T, fake *fakeBigQuery, o serviceOptions) *testSer
 		srv.Close()
 	})
 	rcfg := resilience.Defaults()
-	rcfg.Policies[resilience.Metadata] = resilience.Policy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2, Timeout: 20 * time.Second}
+	rcfg.Retry[resilience.Metadata] = resilience.Policy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2, Timeout: 20 * time.Second}
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)

@@ -19,7 +19,7 @@ import (
 // appSession connects a client with caps (nil: none) under protocol
 // (empty: the SDK's default) to New(opts) in memory, and returns it with
 // the log of every message it read.
-func appSession(t *testing.T, opts Options, caps *mcp.ClientCapabilities, protocol string) (*mcp.ClientSession, *bytes.Buffer) {
+func appSession(t *testing.T, opts Config, caps *mcp.ClientCapabilities, protocol string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -119,7 +119,7 @@ func TestToolsListWithoutAppsIsUnchanged(t *testing.T) {
 			"no MIME types":     {Extensions: map[string]any{ui.ExtensionID: map[string]any{}}},
 			"malformed setting": {Extensions: map[string]any{ui.ExtensionID: map[string]any{"mimeTypes": "text/html;profile=mcp-app"}}},
 		} {
-			cs, wire := appSession(t, Options{}, caps, protocol)
+			cs, wire := appSession(t, Config{}, caps, protocol)
 			if _, err := cs.ListTools(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func TestToolsListWithoutAppsIsUnchanged(t *testing.T) {
 // and nothing else changed: each tool without its _meta is its snapshot.
 func TestAppToolsAreLinkedForAppClients(t *testing.T) {
 	for _, protocol := range []string{"2025-06-18", ""} {
-		cs, wire := appSession(t, Options{}, appCaps("text/html", ui.MIMEType), protocol)
+		cs, wire := appSession(t, Config{}, appCaps("text/html", ui.MIMEType), protocol)
 		if _, err := cs.ListTools(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func TestAppToolsAreLinkedForAppClients(t *testing.T) {
 		}
 	}
 	// A plain client after an app client still sees the snapshots.
-	cs, wire := appSession(t, Options{}, nil, "")
+	cs, wire := appSession(t, Config{}, nil, "")
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // app as a ui:// resource with the app's MIME type, an empty CSP, within
 // its size bound; an app client sees it in resources/list.
 func TestAppResource(t *testing.T) {
-	cs, _ := appSession(t, Options{}, appCaps(ui.MIMEType), "2025-06-18")
+	cs, _ := appSession(t, Config{}, appCaps(ui.MIMEType), "2025-06-18")
 	ext, ok := cs.InitializeResult().Capabilities.Extensions[ui.ExtensionID]
 	if !ok {
 		t.Fatalf("capabilities.extensions lacks %s: %+v", ui.ExtensionID, cs.InitializeResult().Capabilities)
@@ -272,7 +272,7 @@ func TestAppResource(t *testing.T) {
 		t.Errorf("resource _meta %s", b)
 	}
 	// A client that does not render apps may still read it.
-	plain, _ := appSession(t, Options{}, nil, "")
+	plain, _ := appSession(t, Config{}, nil, "")
 	if _, err := plain.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: ui.URI}); err != nil {
 		t.Errorf("a plain client reading the app: %v", err)
 	}
@@ -296,7 +296,7 @@ func TestEveryAppToolHasAView(t *testing.T) {
 // apart); --apps off advertises nothing and serves no app, and every tool
 // is its snapshot even for a client that declares the extension.
 func TestAppsAlwaysAndOff(t *testing.T) {
-	cs, wire := appSession(t, Options{Apps: AppsAlways}, nil, "2025-06-18")
+	cs, wire := appSession(t, Config{Apps: AppsAlways}, nil, "2025-06-18")
 	if _, err := cs.ListTools(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestAppsAlwaysAndOff(t *testing.T) {
 		t.Error("always: resources/list lacks the app")
 	}
 
-	cs, wire = appSession(t, Options{Apps: AppsOff}, appCaps(ui.MIMEType), "2025-06-18")
+	cs, wire = appSession(t, Config{Apps: AppsOff}, appCaps(ui.MIMEType), "2025-06-18")
 	if _, ok := cs.InitializeResult().Capabilities.Extensions[ui.ExtensionID]; ok {
 		t.Error("off: the extension is still advertised")
 	}

@@ -117,6 +117,6 @@ func benchmarkCalls(b *testing.B, s *mcp.Server, tool string) {
 func BenchmarkNewServer(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		New(Services{}, Options{})
+		New(Services{}, Config{})
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
 // maxToolListBytes is what tools/list may cost an agent, compact JSON.
@@ -17,7 +19,7 @@ const maxToolListBytes = 8 << 10
 // dialect: no type unions, a type on every property.
 func TestToolListFitsBudget(t *testing.T) {
 	for _, writes := range []bool{false, true} {
-		s := New(Services{}, Options{AllowWrites: writes})
+		s := New(Services{}, Config{Limits: query.Limits{AllowWrites: writes}})
 		ct, st := mcp.NewInMemoryTransports()
 		ctx := context.Background()
 		ss, err := s.Connect(ctx, st, nil)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
+	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
@@ -24,84 +25,64 @@ import (
 )
 
 // Config is everything needed to build a running server. cmd/bigquery-mcp
-// fills it from flags and BIGQUERY_* variables; tests fill it directly.
+// fills it once from flags and BIGQUERY_* variables; tests fill it
+// directly. Each service's settings are one struct of that service's,
+// grouped here rather than repeated, and every field a flag fills is named
+// after it: --export-dir fills Export.Dir, --state Governance.State,
+// --breaker-open Resilience.Breaker.Open (cmd/bigquery-mcp's
+// TestFlagFillsFieldNamedAfterIt holds them to it).
 type Config struct {
-	// Project is the default project for metadata and the project that runs
-	// and pays for query jobs.
+	// Project (--project) is the default project for metadata and the
+	// project that runs and pays for query jobs; empty: detected from the
+	// credentials.
 	Project string
-	// Location is where jobs run (US, EU, a region); empty lets BigQuery decide.
+	// Location (--location) is where jobs run (US, EU, a region); empty
+	// lets BigQuery decide.
 	Location string
-	// Endpoint overrides the BigQuery API endpoint (the local emulator).
-	Endpoint string
-	// Auth selects how requests are authenticated.
+	// Endpoint (--endpoint) overrides the BigQuery API endpoint (the local
+	// emulator); StorageEndpoint (--storage-endpoint, host:port,
+	// plaintext, no credentials) points the Storage Read API at one.
+	Endpoint        string
+	StorageEndpoint string
+	// Auth (--auth) selects how requests are authenticated.
 	Auth auth.Mode
-	// CredentialsFile replaces Application Default Credentials;
-	// ImpersonateServiceAccount, when set, is the account every call acts as.
+	// CredentialsFile (--credentials-file) replaces Application Default
+	// Credentials; ImpersonateServiceAccount
+	// (--impersonate-service-account), when set, is the account every call
+	// acts as.
 	CredentialsFile           string
 	ImpersonateServiceAccount string
-	// MaxConcurrentCalls bounds the tool calls running at once; beyond it a
-	// call fails at once with a retryable UNAVAILABLE. Zero: no bound.
-	MaxConcurrentCalls int
-	// JobLabels (--job-labels) go on every job, beside the server's own
-	// mcp_server, mcp_tool and mcp_client (LabelJobs).
-	JobLabels map[string]string
+
 	// Toolsets (--toolsets) are the toolsets listed; nil: DefaultToolsets.
 	// ReadOnly (--read-only) hides every tool annotated as writing.
 	Toolsets []Toolset
 	ReadOnly bool
-
-	// Limits are the flags' limits on queries and results (--allow-writes,
-	// --max-bytes-billed, --default-max-rows, --max-rows,
-	// --max-result-bytes, --query-timeout, --max-query-timeout,
-	// --max-wait, --confirm-above-bytes) and prices (--price-per-tib,
-	// --price-per-tib-by-location, --billing, --slot-hour-price), declared
-	// once in query and handed to the services whole.
-	query.Limits
-
-	// Datasets (--datasets) is the dataset allowlist: comma-separated
-	// project.dataset or dataset patterns; empty allows every dataset.
-	Datasets string
-	// Connections (--connections) are the connections statements may use
-	// under the dataset allowlist: comma-separated
-	// project.location.connection, location.connection or DEFAULT
-	// patterns; empty: none.
-	Connections string
-	// MaxBytesPerSession and MaxBytesPerDay (--max-bytes-per-session,
-	// --max-bytes-per-day) bound the bytes billed per caller on this
-	// instance; zero: no bound.
-	MaxBytesPerSession int64
-	MaxBytesPerDay     int64
-	// State (--state) is where budgets and job records live: "memory"
-	// (or empty), this process only; or a redis:// or rediss:// URL, shared
-	// by every instance that names it. StatePasswordFile and StateCAFile
-	// hold the password and the server's CA; StatePrefix namespaces the
-	// keys (default governance.DefaultRedisPrefix); StateFailOpen lets
-	// queries run without a budget check while Redis is down instead of
-	// failing them (their jobs are charged when it answers).
-	State             string
-	StatePasswordFile string
-	StateCAFile       string
-	StatePrefix       string
-	StateFailOpen     bool
 	// Apps (--apps) says which clients see tools linked to the MCP App.
 	Apps Apps
-	// Export configures export_results (toolset export): ExportDir
-	// (--export-dir) is the only folder it writes files in, ExportDataset
-	// (--export-dataset) the only dataset it writes tables in, each
-	// expiring after ExportTableTTL (--export-table-ttl), ExportGCS
-	// (--export-gcs, gs://bucket/prefix) the only place it has BigQuery
-	// write Cloud Storage objects. ExportDestination is the destination
-	// when the agent names none (empty: file). StorageEndpoint
-	// (--storage-endpoint, host:port, plaintext, no credentials) points the
-	// Storage Read API at an emulator.
-	ExportDir         string
-	ExportDataset     string
-	ExportTableTTL    time.Duration
-	ExportGCS         string
-	ExportDestination string
-	StorageEndpoint   string
-	// MaxExportBytes (--max-export-bytes) bounds one exported file.
-	MaxExportBytes int64
+	// Limits are query's settings: --allow-writes, its limits on queries
+	// and results (--max-bytes-billed, --default-max-rows, --max-rows,
+	// --max-result-bytes, --query-timeout, --max-query-timeout,
+	// --max-wait, --confirm-above-bytes) and prices (--price-per-tib,
+	// --price-per-tib-by-location, --billing, --slot-hour-price).
+	query.Limits
+	// MaxConcurrentCalls (--max-concurrent-calls) bounds the tool calls
+	// running at once; beyond it a call fails at once with a retryable
+	// UNAVAILABLE. Zero: no bound.
+	MaxConcurrentCalls int
+	// Governance is what agents may read and spend, and where budgets and
+	// job records live (--datasets, --connections, --job-labels,
+	// --max-bytes-per-*, --state*).
+	Governance governance.Config
+	// Export configures export_results, toolset export (--export-*,
+	// --max-export-bytes).
+	Export export.Settings
+	// Resilience holds the retry, breaker and Retry-After settings
+	// (--retry-*, --breaker-*).
+	Resilience resilience.Config
+	// Cache is the metadata cache (--cache-ttl, --cache-max-stale); Build
+	// gives it its telemetry hook.
+	Cache resilience.CacheConfig
+
 	// Stateless is set for stateless HTTP, where the server cannot send
 	// requests to clients.
 	Stateless bool
@@ -110,37 +91,38 @@ type Config struct {
 	// The job tools then answer each caller only for the jobs it started,
 	// and refuse jobs the server did not start (docs/governance.md).
 	MultiPrincipal bool
-
-	// Resilience holds the retry, breaker and Retry-After settings.
-	Resilience resilience.Config
-	// CacheTTL is how long metadata answers are served without asking
-	// BigQuery; CacheMaxStale how old they may be when served stale.
-	CacheTTL      time.Duration
-	CacheMaxStale time.Duration
 	// Telemetry, when set, records metrics and traces of every layer and
 	// logs failed calls; nil keeps plain logging (tests).
 	Telemetry *observability.Telemetry
 
+	// Version is reported to clients in the initialize handshake.
 	Version string
-	Logger  *slog.Logger
+	// Logger receives server logs (stderr, JSON); nil discards them.
+	Logger *slog.Logger
 	// Transport is the HTTP transport under authentication; nil means
 	// http.DefaultTransport. Tests put fault injection here.
 	Transport http.RoundTripper
-	// Middleware runs around every tool call (observability).
+	// Middleware runs around every tool call: in New, first listed
+	// outermost, nil meaning Recover and LogCalls; in Build, inside the
+	// server's own chain (observability, shedding, labels).
 	Middleware []Middleware
 }
 
-// Defaults returns the documented default limits.
+// Defaults returns the documented defaults: the flags' defaults, which
+// cmd/bigquery-mcp declares from it.
 func Defaults() Config {
 	return Config{
-		Auth:          auth.ADC,
-		Limits:        query.Limits{PricePerTiB: cost.DefaultPerTiBUSD, Billing: cost.OnDemand, SlotHourPrice: cost.DefaultSlotHourUSD}.WithDefaults(),
-		Resilience:    resilience.Defaults(),
-		CacheTTL:      5 * time.Minute,
-		CacheMaxStale: 24 * time.Hour,
+		Auth:     auth.ADC,
+		Toolsets: DefaultToolsets(),
+		Apps:     AppsAuto,
+		Limits:   query.Limits{PricePerTiB: cost.DefaultPerTiBUSD, Billing: cost.OnDemand, SlotHourPrice: cost.DefaultSlotHourUSD}.WithDefaults(),
 		// A few dozen queries stream their results at once on one
 		// 1-CPU Cloud Run instance; more would only queue behind them.
 		MaxConcurrentCalls: 64,
+		Governance:         governance.Config{State: "memory", StatePrefix: governance.DefaultRedisPrefix},
+		Export:             export.Settings{Dir: export.DefaultDir, TableTTL: export.DefaultTableTTL, MaxExportBytes: export.DefaultMaxBytes},
+		Resilience:         resilience.Defaults(),
+		Cache:              resilience.CacheConfig{TTL: 5 * time.Minute, MaxStale: 24 * time.Hour},
 	}
 }
 
@@ -169,15 +151,15 @@ func (c Config) Validate() error {
 	if c.Endpoint != "" && !strings.HasPrefix(c.Endpoint, "http://") && !strings.HasPrefix(c.Endpoint, "https://") {
 		problems = append(problems, "endpoint must be an http:// or https:// URL")
 	}
-	if c.CacheTTL < 0 || c.CacheMaxStale < c.CacheTTL {
+	if c.Cache.TTL < 0 || c.Cache.MaxStale < c.Cache.TTL {
 		problems = append(problems, "cache-ttl must not be negative and cache-max-stale must be at least cache-ttl")
 	}
-	if c.MaxBytesPerSession < 0 || c.MaxBytesPerDay < 0 || c.ConfirmAboveBytes < 0 {
+	if c.Governance.MaxBytesPerSession < 0 || c.Governance.MaxBytesPerDay < 0 || c.ConfirmAboveBytes < 0 {
 		problems = append(problems, "max-bytes-per-session, max-bytes-per-day and confirm-above-bytes must not be negative")
 	}
 	problems = append(problems, checkToolsets(c.Toolsets, c.ReadOnly, c.AllowWrites)...)
-	problems = append(problems, checkExport(c)...)
-	if c.State != "" && c.State != "memory" && !governance.IsRedisURL(c.State) {
+	problems = append(problems, checkExport(c.Export)...)
+	if st := c.Governance.State; st != "" && st != "memory" && !governance.IsRedisURL(st) {
 		problems = append(problems, "state must be memory or a redis:// or rediss:// URL")
 	}
 	if c.MaxConcurrentCalls < 0 {
@@ -264,12 +246,12 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		return nil, err
 	}
 	hc, id, client, rest := conn.http, conn.identity, conn.client, conn.rest
-	datasets, err := governance.ParseAllowlist(cfg.Datasets, cfg.Project)
+	datasets, err := governance.ParseAllowlist(cfg.Governance.Datasets, cfg.Project)
 	if err != nil {
 		client.Close()
 		return nil, err
 	}
-	connections, err := governance.ParseConnections(cfg.Connections, cfg.Project)
+	connections, err := governance.ParseConnections(cfg.Governance.Connections, cfg.Project)
 	if err != nil {
 		client.Close()
 		return nil, err
@@ -282,7 +264,9 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, err
 	}
-	cache := resilience.NewCache(resilience.CacheConfig{TTL: cfg.CacheTTL, MaxStale: cfg.CacheMaxStale, Lookup: lookup})
+	cacheCfg := cfg.Cache
+	cacheCfg.Lookup = lookup
+	cache := resilience.NewCache(cacheCfg)
 	sch := schema.NewService(schema.Config{
 		Client: client, REST: rest, Executor: runner, Cache: cache,
 		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
@@ -293,7 +277,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: datasets, Connections: connections, ExportGCS: cfg.ExportGCS,
+			Datasets: datasets, Connections: connections, ExportGCS: cfg.Export.GCS,
 			State: state, WholeResult: wholeResult(cfg),
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).
@@ -304,16 +288,18 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			Hooks:   qHooks, Logger: log,
 		}),
 	}
-	svc.Insert = insert.NewService(rest, runner, insert.Config{Project: cfg.Project, Datasets: datasets})
+	svc.Insert = insert.NewService(insert.Config{REST: rest, Executor: runner, Project: cfg.Project, Datasets: datasets})
 	var exportClient *bigquery.Client
 	if svc.Export, exportClient, err = buildExport(ctx, cfg, conn, runner, svc.Query, log); err != nil {
 		client.Close()
 		return nil, err
 	}
-	b := &Backend{exportClient: exportClient, shared: shared, stateFailOpen: cfg.StateFailOpen, stateURL: governance.RedactURL(cfg.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{exportClient: exportClient, shared: shared, stateFailOpen: cfg.Governance.StateFailOpen, stateURL: governance.RedactURL(cfg.Governance.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
 	svc.Health = b
-	b.MCP = New(svc, Options{Version: cfg.Version, AllowWrites: cfg.AllowWrites, Toolsets: cfg.Toolsets, ReadOnly: cfg.ReadOnly, Logger: log, Middleware: append(middleware(cfg, log, tel), cfg.Middleware...), Stateless: cfg.Stateless, Apps: cfg.Apps,
-		Defaults: ArgumentDefaults{MaxRows: cfg.DefaultMaxRows, MaxWait: cfg.MaxWait}})
+	// New's chain: the server's own middleware, then the caller's.
+	mcpCfg := cfg
+	mcpCfg.Logger, mcpCfg.Middleware = log, append(middleware(cfg, log, tel), cfg.Middleware...)
+	b.MCP = New(svc, mcpCfg)
 	cl.server.Store(b.MCP)
 	return b, nil
 }
@@ -327,7 +313,7 @@ func middleware(cfg Config, log *slog.Logger, tel *observability.Telemetry) []Mi
 		mw = []Middleware{Observe(tel), Recover(log)}
 	}
 	// Shed inside the observers, so busy answers are logged and counted.
-	return append(mw, Shed(cfg.MaxConcurrentCalls), Identify(), LabelJobs(cfg.JobLabels))
+	return append(mw, Shed(cfg.MaxConcurrentCalls), Identify(), LabelJobs(cfg.Governance.JobLabels))
 }
 
 // connection is what every service shares to reach BigQuery: one HTTP

@@ -82,7 +82,7 @@ func TestResourcesAndCompletionUseTheCallersToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p"})
-	m := New(Services{Schema: svc}, Options{Logger: discardLogger()})
+	m := New(Services{Schema: svc}, Config{Logger: discardLogger()})
 
 	// The HTTP edge as oauth mode sets it up: a verified access token
 	// becomes a user caller carrying that token.

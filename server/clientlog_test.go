@@ -54,12 +54,12 @@ func buildFake(t *testing.T) (*Backend, *fakeBigQuery) {
 	t.Cleanup(srv.Close)
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
-	p := resilience.Policy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 1}
+	p := resilience.Policy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 1}
 	for _, op := range resilience.Operations {
-		cfg.Resilience.Policies[op] = p
+		cfg.Resilience.Retry[op] = p
 	}
-	cfg.Resilience.Breaker = resilience.BreakerSettings{FailureThreshold: 1, OpenDuration: time.Hour, SuccessThreshold: 1}
-	cfg.CacheTTL = time.Nanosecond
+	cfg.Resilience.Breaker = resilience.Breaker{Failures: 1, Open: time.Hour, Successes: 1}
+	cfg.Cache.TTL = time.Nanosecond
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -9,17 +9,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ArgumentDefaults are the defaults that flags give tool arguments an agent
-// leaves out. The input schemas state them, so an agent reads the values in
-// effect rather than the ones a default configuration would have.
-type ArgumentDefaults struct {
-	// MaxRows (--default-max-rows) is maxRows of execute_sql,
+// argumentDefaults are the defaults that flags give tool arguments an
+// agent leaves out. The input schemas state them, so an agent reads the
+// values in effect rather than the ones a default configuration would have.
+type argumentDefaults struct {
+	// maxRows (--default-max-rows) is maxRows of execute_sql,
 	// get_query_results and preview_table. Zero: as the services document it.
-	MaxRows int
-	// MaxWait (--max-wait) bounds waitSeconds of execute_sql and
-	// get_query_results: the default wait is the services' own, or MaxWait
+	maxRows int
+	// maxWait (--max-wait) bounds waitSeconds of execute_sql and
+	// get_query_results: the default wait is the services' own, or maxWait
 	// when that is shorter. Zero: as the services document it.
-	MaxWait time.Duration
+	maxWait time.Duration
 }
 
 // statedDefault is how the services' descriptions state a default: "Default
@@ -30,7 +30,7 @@ var statedDefault = regexp.MustCompile(`([Dd]efault )(\d+)`)
 // each argument a flag governs states. The wording stays the service's (its
 // struct tag); only the number comes from the flags. Tools returns fresh
 // schemas on every call, so one server's flags never reach another's.
-func (d ArgumentDefaults) apply(t *mcp.Tool) {
+func (d argumentDefaults) apply(t *mcp.Tool) {
 	in, ok := t.InputSchema.(*jsonschema.Schema)
 	if !ok {
 		return
@@ -46,11 +46,11 @@ func (d ArgumentDefaults) apply(t *mcp.Tool) {
 			return parts[1] + strconv.Itoa(value(documented))
 		})
 	}
-	if d.MaxRows > 0 {
-		restate("maxRows", func(int) int { return d.MaxRows })
+	if d.maxRows > 0 {
+		restate("maxRows", func(int) int { return d.maxRows })
 	}
-	if d.MaxWait > 0 {
-		wait := int((d.MaxWait + time.Second - 1) / time.Second) // whole seconds, rounded up
+	if d.maxWait > 0 {
+		wait := int((d.maxWait + time.Second - 1) / time.Second) // whole seconds, rounded up
 		restate("waitSeconds", func(documented int) int { return min(documented, wait) })
 	}
 }

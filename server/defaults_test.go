@@ -92,10 +92,10 @@ func TestArgumentDefaultsTouchOnlyTheirArguments(t *testing.T) {
 		"maxRows":    {Description: "Default 100."},
 		"maxResults": {Description: "Default 100, max 1000."},
 	}}}
-	ArgumentDefaults{MaxRows: 5, MaxWait: time.Second}.apply(tool)
+	argumentDefaults{maxRows: 5, maxWait: time.Second}.apply(tool)
 	props := tool.InputSchema.(*jsonschema.Schema).Properties
 	if props["maxRows"].Description != "Default 5." || props["maxResults"].Description != "Default 100, max 1000." {
 		t.Errorf("after apply: maxRows %q, maxResults %q", props["maxRows"].Description, props["maxResults"].Description)
 	}
-	ArgumentDefaults{MaxRows: 5}.apply(&mcp.Tool{InputSchema: map[string]any{}}) // not a schema of ours: nothing to do
+	argumentDefaults{maxRows: 5}.apply(&mcp.Tool{InputSchema: map[string]any{}}) // not a schema of ours: nothing to do
 }

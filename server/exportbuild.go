@@ -40,11 +40,10 @@ func buildExport(ctx context.Context, cfg Config, conn *connection, runner *resi
 		log.Info("export_results reads results through tabledata.list: the Storage Read API is not reachable with these credentials or this endpoint")
 	}
 	svc := export.NewService(export.Config{
-		Queries: q, Reader: export.ClientReader{Client: client}, Copier: export.ClientCopier{Client: client},
+		Settings: cfg.Export,
+		Queries:  q, Reader: export.ClientReader{Client: client, StallTimeout: cfg.Export.StallTimeout}, Copier: export.ClientCopier{Client: client},
 		Extractor: export.ClientExtractor{Client: client},
-		Executor:  runner, Project: cfg.Project, Dir: cfg.ExportDir, Dataset: cfg.ExportDataset, TableTTL: cfg.ExportTableTTL,
-		GCS: cfg.ExportGCS, DefaultDestination: cfg.ExportDestination,
-		MaxBytes: cfg.MaxExportBytes,
+		Executor:  runner, Project: cfg.Project,
 	})
 	return svc, client, nil
 }
@@ -70,21 +69,21 @@ func storageOptions(cfg Config) ([]option.ClientOption, bool) {
 // checkExport reports export settings that cannot work: a --export-gcs
 // that is not gs://bucket[/prefix], and a default destination of gcs
 // without one.
-func checkExport(c Config) []string {
+func checkExport(c export.Settings) []string {
 	var problems []string
-	if c.ExportGCS != "" {
-		if _, err := export.ParseGCS(c.ExportGCS); err != nil {
+	if c.GCS != "" {
+		if _, err := export.ParseGCS(c.GCS); err != nil {
 			problems = append(problems, err.Error())
 		}
 	}
-	switch c.ExportDestination {
+	switch c.Destination {
 	case "", "file", "table":
 	case "gcs":
-		if c.ExportGCS == "" {
+		if c.GCS == "" {
 			problems = append(problems, "export destination gcs needs export-gcs")
 		}
 	default:
-		problems = append(problems, fmt.Sprintf("export destination %q must be file, table or gcs", c.ExportDestination))
+		problems = append(problems, fmt.Sprintf("export destination %q must be file, table or gcs", c.Destination))
 	}
 	return problems
 }

@@ -3,6 +3,8 @@ package server
 import (
 	"slices"
 	"testing"
+
+	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
 // TestCutResultsNameExportOnlyWhenListed: listsExport, which tells package
@@ -12,7 +14,7 @@ func TestCutResultsNameExportOnlyWhenListed(t *testing.T) {
 	all := []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 	sawListed := false
 	for _, sets := range [][]Toolset{nil, {ToolsetQuery}, {ToolsetExport}, {ToolsetQuery, ToolsetExport}, all} {
-		for _, mode := range []Options{{}, {AllowWrites: true}, {ReadOnly: true}} {
+		for _, mode := range []Config{{}, {Limits: query.Limits{AllowWrites: true}}, {ReadOnly: true}} {
 			opts := mode
 			opts.Toolsets = sets
 			got, _ := listTools(t, opts)

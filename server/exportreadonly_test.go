@@ -100,8 +100,8 @@ func TestExportOnAReadOnlyServer(t *testing.T) {
 	t.Cleanup(srv.Close)
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
-	cfg.ReadOnly, cfg.Toolsets, cfg.Datasets = true, []Toolset{ToolsetQuery, ToolsetExport}, "sales"
-	cfg.ExportDataset, cfg.ExportGCS, cfg.ExportDestination = "exports", "gs://bkt/pfx", "gcs"
+	cfg.ReadOnly, cfg.Toolsets, cfg.Governance.Datasets = true, []Toolset{ToolsetQuery, ToolsetExport}, "sales"
+	cfg.Export.Dataset, cfg.Export.GCS, cfg.Export.Destination = "exports", "gs://bkt/pfx", "gcs"
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -172,13 +172,13 @@ func TestExportSettingsAreChecked(t *testing.T) {
 		{"gs://bkt", "ftp", "must be file, table or gcs"},
 	} {
 		cfg := Defaults()
-		cfg.ExportGCS, cfg.ExportDestination = c.gcs, c.dest
+		cfg.Export.GCS, cfg.Export.Destination = c.gcs, c.dest
 		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("export-gcs %q, destination %q: %v, want an error saying %q", c.gcs, c.dest, err, c.want)
 		}
 	}
 	cfg := Defaults()
-	cfg.ExportGCS, cfg.ExportDestination = "gs://bkt/team/exports/", "gcs"
+	cfg.Export.GCS, cfg.Export.Destination = "gs://bkt/team/exports/", "gcs"
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("a valid --export-gcs: %v", err)
 	}

@@ -61,7 +61,7 @@ func healthOf(t *testing.T, fake *datasetsBigQuery, datasets string) *HealthRepo
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth, cfg.Datasets = "p", srv.URL, auth.None, datasets
+	cfg.Project, cfg.Endpoint, cfg.Auth, cfg.Governance.Datasets = "p", srv.URL, auth.None, datasets
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

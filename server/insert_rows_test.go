@@ -10,6 +10,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/insert"
+	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
 // TestInsertRowsRefusesBadRowsBeforeAnyRequest calls insert_rows through
@@ -18,9 +19,9 @@ import (
 // any attempt at a request would fail differently (or panic).
 func TestInsertRowsRefusesBadRowsBeforeAnyRequest(t *testing.T) {
 	ctx := context.Background()
-	svc := Services{Insert: insert.NewService(nil, nil, insert.Config{Project: "p"})}
+	svc := Services{Insert: insert.NewService(insert.Config{Project: "p"})}
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := New(svc, Options{AllowWrites: true, Toolsets: []Toolset{ToolsetWrite}}).Connect(ctx, st, nil)
+	ss, err := New(svc, Config{Limits: query.Limits{AllowWrites: true}, Toolsets: []Toolset{ToolsetWrite}}).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

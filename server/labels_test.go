@@ -96,7 +96,7 @@ func TestJobLabelsOnTheWire(t *testing.T) {
 	t.Cleanup(srv.Close)
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
-	cfg.JobLabels = map[string]string{"team": "data", "env": "test"}
+	cfg.Governance.JobLabels = map[string]string{"team": "data", "env": "test"}
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ var allLevels = []mcp.LoggingLevel{"debug", "info", "notice", "warning", "error"
 func TestSetLevelEveryLevel(t *testing.T) {
 	var logs syncBuffer
 	log := observability.NewLogger(&logs, observability.LogOptions{Level: slog.LevelDebug, Redact: bqerr.Redact})
-	cs := connect(t, New(Services{}, Options{Logger: log}), "2025-06-18", nil)
+	cs := connect(t, New(Services{}, Config{Logger: log}), "2025-06-18", nil)
 	ctx := context.Background()
 	for _, l := range allLevels {
 		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: l}); err != nil {
@@ -86,7 +86,7 @@ func (h panicOnLevel) WithAttrs(as []slog.Attr) slog.Handler {
 func TestPanicInMethodHandlerIsInternalError(t *testing.T) {
 	var logs syncBuffer
 	log := slog.New(panicOnLevel{slog.NewJSONHandler(&logs, nil)})
-	cs := connect(t, New(Services{}, Options{Logger: log}), "2025-06-18", nil)
+	cs := connect(t, New(Services{}, Config{Logger: log}), "2025-06-18", nil)
 	ctx := context.Background()
 	err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"})
 	var rpcErr *jsonrpc.Error

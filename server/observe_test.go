@@ -29,12 +29,12 @@ const breakerOpenFor = 500 * time.Millisecond
 
 func testExecutor(t *testing.T, hooks resilience.Hooks) *resilience.Executor {
 	t.Helper()
-	p := resilience.Policy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Multiplier: 2}
+	p := resilience.Policy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond, Multiplier: 2}
 	e, err := resilience.NewExecutor(resilience.Config{
-		Policies: map[resilience.Operation]resilience.Policy{
+		Retry: map[resilience.Operation]resilience.Policy{
 			resilience.Query: p, resilience.Metadata: p, resilience.Write: p, resilience.Auth: p,
 		},
-		Breaker:       resilience.BreakerSettings{FailureThreshold: 1, OpenDuration: breakerOpenFor, SuccessThreshold: 1},
+		Breaker:       resilience.Breaker{Failures: 1, Open: breakerOpenFor, Successes: 1},
 		MaxRetryAfter: time.Second,
 	}, hooks)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // uncoded or unchecked reach the client as JSON-RPC errors with the code the
 // spec names, and the session keeps serving.
 func TestProtocolFaultsAreCodedJSONRPCErrors(t *testing.T) {
-	c := newRawClient(t, New(Services{}, Options{}), func(t mcp.Transport) mcp.Transport { return t })
+	c := newRawClient(t, New(Services{}, Config{}), func(t mcp.Transport) mcp.Transport { return t })
 	c.initialize()
 	for _, tc := range []struct {
 		name   string

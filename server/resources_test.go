@@ -74,7 +74,7 @@ func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *shopBigQuery) 
 		t.Fatal(err)
 	}
 	svc := schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p", Datasets: allow})
-	return connect(t, New(Services{Schema: svc}, Options{Logger: discardLogger()}), "", nil), fake
+	return connect(t, New(Services{Schema: svc}, Config{Logger: discardLogger()}), "", nil), fake
 }
 
 func complete(t *testing.T, cs *mcp.ClientSession, arg, value string, args map[string]string) []string {

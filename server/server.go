@@ -22,33 +22,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
 )
 
-// Options configures the MCP server.
-type Options struct {
-	// Version is reported to clients in the initialize handshake.
-	Version string
-	// AllowWrites marks execute_sql as able to modify data, and lets the
-	// write toolset be listed.
-	AllowWrites bool
-	// Toolsets are the toolsets listed (nil: DefaultToolsets); ReadOnly
-	// hides every tool annotated as writing (toolsets.go).
-	Toolsets []Toolset
-	ReadOnly bool
-	// Logger receives server logs (stderr, JSON).
-	Logger *slog.Logger
-	// Middleware runs around every tool call, first listed outermost,
-	// inside NotifyClient. Nil means Recover and LogCalls.
-	Middleware []Middleware
-	// Apps says which clients see tools linked to the MCP App (apps.go);
-	// empty means AppsAuto.
-	Apps Apps
-	// Stateless is set when the server answers stateless HTTP, where it
-	// cannot send clients requests of its own (Confirm).
-	Stateless bool
-	// Defaults are the flags' defaults for arguments an agent leaves out,
-	// which the tools' input schemas state. Zero: the services' own.
-	Defaults ArgumentDefaults
-}
-
 // Services are the backends the tools call.
 type Services struct {
 	Schema *schema.Service
@@ -58,21 +31,25 @@ type Services struct {
 	Health HealthReporter
 }
 
-// New returns an MCP server exposing the BigQuery tools.
-func New(svc Services, opts Options) *mcp.Server {
-	log := opts.Logger
+// New returns an MCP server exposing the BigQuery tools, as cfg's
+// toolsets, --read-only, --allow-writes, --apps and argument defaults
+// (--default-max-rows, --max-wait) say. It connects to nothing: Build
+// makes the services and calls it.
+func New(svc Services, cfg Config) *mcp.Server {
+	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tools := selectTools(Tools(svc, opts.AllowWrites), opts.Toolsets, opts.ReadOnly, opts.AllowWrites)
+	tools := selectTools(Tools(svc, cfg.AllowWrites), cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites)
+	defaults := argumentDefaults{maxRows: cfg.DefaultMaxRows, maxWait: cfg.MaxWait}
 	for _, t := range tools {
-		opts.Defaults.apply(t.tool)
+		defaults.apply(t.tool)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: opts.Version},
-		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities(opts.Apps)})
+	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: cfg.Version},
+		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities(cfg.Apps)})
 	addSchemaResources(s, svc.Schema)
-	addApp(s, opts.Apps) // apps.go
-	mw := opts.Middleware
+	addApp(s, cfg.Apps) // apps.go
+	mw := cfg.Middleware
 	if mw == nil {
 		mw = []Middleware{Recover(log), LogCalls(log)}
 	}
@@ -80,7 +57,7 @@ func New(svc Services, opts Options) *mcp.Server {
 	mw = append([]Middleware{NotifyClient(), ReportProgress()}, mw...)
 	// Innermost, so the others see a client that cannot confirm as the
 	// RESOURCE_EXHAUSTED error it gets.
-	mw = append(mw, Confirm(opts.Stateless))
+	mw = append(mw, Confirm(cfg.Stateless))
 	for _, t := range tools {
 		s.AddTool(t.tool, mcpHandler(chain(t.tool.Name, t.handler, mw)))
 	}

@@ -24,8 +24,9 @@ const stateCheckTimeout = 3 * time.Second
 // fail closed, where a person reads why; with --state-fail-open the
 // server starts and says so, since it would serve unchecked anyway.
 func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, tel *observability.Telemetry, log *slog.Logger) (governance.State, *governance.Redis, error) {
-	if !governance.IsRedisURL(cfg.State) {
-		budget := governance.NewBudget(cfg.MaxBytesPerSession, cfg.MaxBytesPerDay)
+	gov := cfg.Governance
+	if !governance.IsRedisURL(gov.State) {
+		budget := governance.NewBudget(gov.Limits)
 		jobs := governance.NewJobStore(governance.JobStoreConfig{OnEvict: func() {
 			if tel != nil {
 				tel.JobRecordEvicted(context.Background())
@@ -33,14 +34,12 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 		}})
 		return governance.NewMemory(budget, jobs), nil, nil
 	}
-	client, err := governance.NewRedisClient(cfg.State, governance.RedisURL{PasswordFile: cfg.StatePasswordFile, CAFile: cfg.StateCAFile})
+	client, err := governance.NewRedisClient(gov)
 	if err != nil {
 		return nil, nil, err
 	}
 	st := governance.NewRedis(governance.RedisConfig{
-		Client: client, Prefix: cfg.StatePrefix,
-		PerSession: cfg.MaxBytesPerSession, PerDay: cfg.MaxBytesPerDay,
-		FailOpen: cfg.StateFailOpen,
+		Client: client, StatePrefix: gov.StatePrefix, Limits: gov.Limits, StateFailOpen: gov.StateFailOpen,
 		Do: func(ctx context.Context, fn func(context.Context) error) error {
 			return runner.Do(ctx, resilience.State, resilience.StateScope, fn)
 		},
@@ -50,12 +49,12 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 	pctx, cancel := context.WithTimeout(ctx, stateCheckTimeout)
 	defer cancel()
 	if err := st.Ping(pctx); err != nil {
-		if !cfg.StateFailOpen {
+		if !gov.StateFailOpen {
 			st.Close()
-			return nil, nil, fmt.Errorf("--state %s: %w (budgets fail closed; --state-fail-open starts anyway)", governance.RedactURL(cfg.State), err)
+			return nil, nil, fmt.Errorf("--state %s: %w (budgets fail closed; --state-fail-open starts anyway)", governance.RedactURL(gov.State), err)
 		}
 		log.Warn("shared state store not answering at startup: serving without budget checks until it does; jobs are charged when it answers (--state-fail-open)",
-			"state", governance.RedactURL(cfg.State), "error", bqerr.Redact(err.Error()))
+			"state", governance.RedactURL(gov.State), "error", bqerr.Redact(err.Error()))
 	}
 	return st, st, nil
 }

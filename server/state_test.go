@@ -22,9 +22,9 @@ func buildOnState(t *testing.T, url string, failOpen bool) (*Backend, error) {
 	t.Cleanup(srv.Close)
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
-	cfg.MaxBytesPerDay = 1 << 30
-	cfg.State, cfg.StateFailOpen, cfg.StatePrefix = url, failOpen, "servertest:"
-	cfg.Resilience.Breaker = resilience.BreakerSettings{FailureThreshold: 1, OpenDuration: time.Hour, SuccessThreshold: 1}
+	cfg.Governance.MaxBytesPerDay = 1 << 30
+	cfg.Governance.State, cfg.Governance.StateFailOpen, cfg.Governance.StatePrefix = url, failOpen, "servertest:"
+	cfg.Resilience.Breaker = resilience.Breaker{Failures: 1, Open: time.Hour, Successes: 1}
 	b, err := Build(context.Background(), cfg)
 	if err == nil {
 		t.Cleanup(func() { b.Close() })
@@ -106,7 +106,7 @@ func TestStateMemoryDefault(t *testing.T) {
 		t.Errorf("health state = %+v", h.State)
 	}
 	cfg := Defaults()
-	cfg.State = "postgres://x"
+	cfg.Governance.State = "postgres://x"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "state") {
 		t.Errorf("Validate(--state postgres://) = %v", err)
 	}

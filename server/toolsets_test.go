@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
 
 // listTools serves New(opts) in memory and returns what tools/list and the
 // instructions say, as a client sees them.
-func listTools(t *testing.T, opts Options) (names []string, instructions string) {
+func listTools(t *testing.T, opts Config) (names []string, instructions string) {
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
@@ -63,27 +65,27 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 	all := []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 	for _, c := range []struct {
 		name string
-		opts Options
+		opts Config
 		want []string
 	}{
-		{"default", Options{}, sorted(schemaTools, queryTools, jobTools, always)},
-		{"default with writes", Options{AllowWrites: true}, sorted(schemaTools, queryTools, jobTools, always)},
-		{"query only", Options{Toolsets: []Toolset{ToolsetQuery}}, sorted(queryTools, always)},
-		{"schema and write", Options{Toolsets: []Toolset{ToolsetSchema, ToolsetWrite}, AllowWrites: true}, sorted(schemaTools, []string{"insert_rows"}, always)},
-		{"all with writes", Options{Toolsets: all, AllowWrites: true}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows", "export_results"}, always)},
+		{"default", Config{}, sorted(schemaTools, queryTools, jobTools, always)},
+		{"default with writes", Config{Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, always)},
+		{"query only", Config{Toolsets: []Toolset{ToolsetQuery}}, sorted(queryTools, always)},
+		{"schema and write", Config{Toolsets: []Toolset{ToolsetSchema, ToolsetWrite}, Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, []string{"insert_rows"}, always)},
+		{"all with writes", Config{Toolsets: all, Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows", "export_results"}, always)},
 		// Config.Validate refuses this; New still never lists insert_rows
 		// on a server that would refuse it. export_results needs no
 		// --allow-writes: it runs only SELECTs.
-		{"write without allow-writes", Options{Toolsets: all}, sorted(schemaTools, queryTools, jobTools, []string{"export_results"}, always)},
-		{"export", Options{Toolsets: []Toolset{ToolsetExport}}, sorted([]string{"export_results"}, always)},
-		{"read-only", Options{ReadOnly: true}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
+		{"write without allow-writes", Config{Toolsets: all}, sorted(schemaTools, queryTools, jobTools, []string{"export_results"}, always)},
+		{"export", Config{Toolsets: []Toolset{ToolsetExport}}, sorted([]string{"export_results"}, always)},
+		{"read-only", Config{ReadOnly: true}, sorted(schemaTools, queryTools, []string{"get_job"}, always)},
 		// export_results stays under --read-only: it runs only SELECTs and
 		// writes only to the operator's export places.
-		{"read-only, all", Options{ReadOnly: true, Toolsets: all}, sorted(schemaTools, queryTools, []string{"get_job", "export_results"}, always)},
-		{"read-only, export", Options{ReadOnly: true, Toolsets: []Toolset{ToolsetQuery, ToolsetExport}}, sorted(queryTools, []string{"export_results"}, always)},
+		{"read-only, all", Config{ReadOnly: true, Toolsets: all}, sorted(schemaTools, queryTools, []string{"get_job", "export_results"}, always)},
+		{"read-only, export", Config{ReadOnly: true, Toolsets: []Toolset{ToolsetQuery, ToolsetExport}}, sorted(queryTools, []string{"export_results"}, always)},
 		// Also refused by Config.Validate. Were it allowed, execute_sql
 		// would be annotated as writing, and read-only would hide it.
-		{"read-only with writes", Options{ReadOnly: true, AllowWrites: true, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job", "export_results"}, always)},
+		{"read-only with writes", Config{ReadOnly: true, Limits: query.Limits{AllowWrites: true}, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job", "export_results"}, always)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, instr := listTools(t, c.opts)
@@ -107,13 +109,13 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 var toolNamePattern = regexp.MustCompile(`\b[a-z]+_[a-z_]+\b`)
 
 func TestInstructionsGuideEveryListedToolset(t *testing.T) {
-	_, instr := listTools(t, Options{})
+	_, instr := listTools(t, Config{})
 	for _, name := range sorted(schemaTools, []string{"dry_run_sql", "execute_sql"}) {
 		if !strings.Contains(instr, name) {
 			t.Errorf("default instructions do not mention %s: %q", name, instr)
 		}
 	}
-	_, instr = listTools(t, Options{Toolsets: []Toolset{ToolsetQuery}})
+	_, instr = listTools(t, Config{Toolsets: []Toolset{ToolsetQuery}})
 	if !strings.Contains(instr, "dry_run_sql") || strings.Contains(instr, "list_datasets") {
 		t.Errorf("query-only instructions = %q", instr)
 	}

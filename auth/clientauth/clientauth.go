@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,24 +52,34 @@ const GoogleIssuer = "https://accounts.google.com"
 // MetadataPath is where oauth mode serves its RFC 9728 metadata.
 const MetadataPath = "/.well-known/oauth-protected-resource"
 
-// Config configures client authentication.
+// Config configures client authentication. Each setting's field is named
+// after its flag (--client-auth fills Auth of the Client settings,
+// --client-tokens Tokens, --oauth-tokeninfo-url OAuthTokenInfoURL), and is
+// what the flag says, unconverted: New reads the files and checks the rest.
 type Config struct {
-	Mode Mode
-	// Tokens are the accepted bearer tokens (mode token).
+	// Auth (--client-auth) is the mode; empty: None.
+	Auth Mode
+	// Tokens (--client-tokens) are accepted bearer tokens (mode token).
 	Tokens []string
-	// Audiences: in mode google the accepted ID token audiences (required:
-	// Cloud Run's service URL); in mode oauth, when set, the OAuth client
-	// IDs whose access tokens are accepted.
-	Audiences []string
-	// AllowedPrincipals are e-mails or "domain:example.com" entries
-	// (required in mode google, optional in mode oauth).
+	// TokensFile (--client-tokens-file) holds more of them, one a line,
+	// read by New and added to Tokens.
+	TokensFile string
+	// Audience (--client-audience): in mode google the accepted ID token
+	// audiences (required: Cloud Run's service URL); in mode oauth, when
+	// set, the OAuth client IDs whose access tokens are accepted.
+	Audience []string
+	// AllowedPrincipals (--allowed-principals) are e-mails or
+	// "domain:example.com" entries (required in mode google, optional in
+	// mode oauth).
 	AllowedPrincipals []string
-	// ResourceURL is the public URL of the MCP endpoint, named in oauth
-	// mode's metadata; empty derives it from each request's Host.
+	// ResourceURL (--resource-url) is the public URL of the MCP endpoint,
+	// named in oauth mode's metadata; empty derives it from each request's
+	// Host.
 	ResourceURL string
-	// TokenInfoURL is Google's token verification endpoint (mode oauth);
-	// empty means DefaultTokenInfoURL. Tests point it at a fake.
-	TokenInfoURL string
+	// OAuthTokenInfoURL (--oauth-tokeninfo-url) is Google's token
+	// verification endpoint (mode oauth); empty means DefaultTokenInfoURL.
+	// Tests point it at a fake.
+	OAuthTokenInfoURL string
 	// HTTPClient carries key fetches (google) and token verification
 	// (oauth); nil means a client with a 10 s timeout.
 	HTTPClient *http.Client
@@ -91,7 +103,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 10 * time.Second}
 	}
-	g := &Guard{mode: cfg.Mode, resourceURL: cfg.ResourceURL, log: cfg.Log}
+	g := &Guard{mode: cfg.Auth, resourceURL: cfg.ResourceURL, log: cfg.Log}
 	if g.log == nil {
 		g.log = slog.Default()
 	}
@@ -99,32 +111,40 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch cfg.Mode {
+	switch cfg.Auth {
 	case None, "":
 		g.mode = None
 	case Token:
-		if g.verify, err = tokenVerifier(cfg.Tokens); err != nil {
+		tokens := cfg.Tokens
+		if cfg.TokensFile != "" {
+			data, err := os.ReadFile(cfg.TokensFile)
+			if err != nil {
+				return nil, fmt.Errorf("--client-tokens-file: %w", err)
+			}
+			tokens = append(slices.Clip(tokens), strings.Fields(string(data))...)
+		}
+		if g.verify, err = tokenVerifier(tokens); err != nil {
 			return nil, err
 		}
 	case Google:
-		if len(cfg.Audiences) == 0 {
+		if len(cfg.Audience) == 0 {
 			return nil, errors.New("client-auth google needs --client-audience: the audience the ID tokens are minted for (the Cloud Run service URL)")
 		}
 		if allow.empty() {
 			return nil, errors.New("client-auth google needs --allowed-principals (e-mails or domain:example.com): any Google account can mint an ID token")
 		}
-		if g.verify, err = googleVerifier(ctx, hc, cfg.Audiences, allow); err != nil {
+		if g.verify, err = googleVerifier(ctx, hc, cfg.Audience, allow); err != nil {
 			return nil, err
 		}
 	case OAuth:
-		url := cfg.TokenInfoURL
+		url := cfg.OAuthTokenInfoURL
 		if url == "" {
 			url = DefaultTokenInfoURL
 		}
-		g.verify = newOAuthVerifier(hc, url, cfg.Audiences, allow).verify
+		g.verify = newOAuthVerifier(hc, url, cfg.Audience, allow).verify
 		g.scopes = []string{auth.Scope}
 	default:
-		return nil, fmt.Errorf("unknown client-auth mode %q (want none, token, google or oauth)", cfg.Mode)
+		return nil, fmt.Errorf("unknown client-auth mode %q (want none, token, google or oauth)", cfg.Auth)
 	}
 	return g, nil
 }

@@ -40,7 +40,7 @@ func serve(t *testing.T, g *Guard, header string) *httptest.ResponseRecorder {
 }
 
 func TestTokenMode(t *testing.T) {
-	g, err := New(context.Background(), Config{Mode: Token, Tokens: []string{"first-token-0123456789", "second-token-0123456789"}})
+	g, err := New(context.Background(), Config{Auth: Token, Tokens: []string{"first-token-0123456789", "second-token-0123456789"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +72,12 @@ func TestTokenMode(t *testing.T) {
 
 func TestConfigMistakesRefused(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"token without tokens":     {Mode: Token},
-		"short token":              {Mode: Token, Tokens: []string{"short"}},
-		"google without audience":  {Mode: Google, AllowedPrincipals: []string{"a@example.com"}},
-		"google without allowlist": {Mode: Google, Audiences: []string{"https://svc"}},
-		"bad principal":            {Mode: OAuth, AllowedPrincipals: []string{"example.com"}},
-		"unknown mode":             {Mode: "basic"},
+		"token without tokens":     {Auth: Token},
+		"short token":              {Auth: Token, Tokens: []string{"short"}},
+		"google without audience":  {Auth: Google, AllowedPrincipals: []string{"a@example.com"}},
+		"google without allowlist": {Auth: Google, Audience: []string{"https://svc"}},
+		"bad principal":            {Auth: OAuth, AllowedPrincipals: []string{"example.com"}},
+		"unknown mode":             {Auth: "basic"},
 	} {
 		if _, err := New(context.Background(), cfg); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -144,7 +144,7 @@ func (s *signer) token(t testing.TB, claims map[string]any) string {
 
 func TestGoogleMode(t *testing.T) {
 	s := newSigner(t)
-	g, err := New(context.Background(), Config{Mode: Google, Audiences: []string{"https://svc.example"},
+	g, err := New(context.Background(), Config{Auth: Google, Audience: []string{"https://svc.example"},
 		AllowedPrincipals: []string{"alice@example.com", "domain:corp.example"}, HTTPClient: &http.Client{Transport: s}})
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +221,7 @@ func TestOAuthMode(t *testing.T) {
 	}}
 	ts := httptest.NewServer(fake)
 	defer ts.Close()
-	g, err := New(context.Background(), Config{Mode: OAuth, TokenInfoURL: ts.URL, ResourceURL: "https://svc.example/mcp"})
+	g, err := New(context.Background(), Config{Auth: OAuth, OAuthTokenInfoURL: ts.URL, ResourceURL: "https://svc.example/mcp"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestOAuthAudienceAndAllowlist(t *testing.T) {
 	}}
 	ts := httptest.NewServer(fake)
 	defer ts.Close()
-	g, err := New(context.Background(), Config{Mode: OAuth, TokenInfoURL: ts.URL, AllowedPrincipals: []string{"domain:example.com"}})
+	g, err := New(context.Background(), Config{Auth: OAuth, OAuthTokenInfoURL: ts.URL, AllowedPrincipals: []string{"domain:example.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +295,7 @@ func TestOAuthAudienceAndAllowlist(t *testing.T) {
 	if rec := serve(t, g, "Bearer ya29.bob"); rec.Code != 401 {
 		t.Errorf("bob outside the allowlist: %d", rec.Code)
 	}
-	g, _ = New(context.Background(), Config{Mode: OAuth, TokenInfoURL: ts.URL, Audiences: []string{"another-client"}})
+	g, _ = New(context.Background(), Config{Auth: OAuth, OAuthTokenInfoURL: ts.URL, Audience: []string{"another-client"}})
 	if rec := serve(t, g, "Bearer ya29.alice"); rec.Code != 401 {
 		t.Errorf("token of another OAuth client: %d", rec.Code)
 	}
@@ -304,7 +304,7 @@ func TestOAuthAudienceAndAllowlist(t *testing.T) {
 func TestOAuthTokenInfoDown(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(503) }))
 	ts.Close()
-	g, _ := New(context.Background(), Config{Mode: OAuth, TokenInfoURL: ts.URL})
+	g, _ := New(context.Background(), Config{Auth: OAuth, OAuthTokenInfoURL: ts.URL})
 	rec := serve(t, g, "Bearer ya29.secret-token")
 	if rec.Code != 500 || strings.Contains(rec.Body.String(), "secret-token") {
 		t.Errorf("tokeninfo unreachable: %d %q", rec.Code, rec.Body)
@@ -312,7 +312,7 @@ func TestOAuthTokenInfoDown(t *testing.T) {
 }
 
 func TestProtectedResourceMetadata(t *testing.T) {
-	g, _ := New(context.Background(), Config{Mode: OAuth})
+	g, _ := New(context.Background(), Config{Auth: OAuth})
 	mux := http.NewServeMux()
 	g.Register(mux)
 	req := httptest.NewRequest(http.MethodGet, "http://svc.example/.well-known/oauth-protected-resource/mcp", nil)

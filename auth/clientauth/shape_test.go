@@ -83,7 +83,7 @@ func (g *googleKeys) es256Token(t testing.TB, claims map[string]any, sig []byte)
 }
 
 func newGoogleGuard(t testing.TB, keys *googleKeys, log *slog.Logger) *Guard {
-	g, err := New(context.Background(), Config{Mode: Google, Audiences: []string{"https://svc.example"},
+	g, err := New(context.Background(), Config{Auth: Google, Audience: []string{"https://svc.example"},
 		AllowedPrincipals: []string{"alice@example.com"}, HTTPClient: &http.Client{Transport: keys}, Log: log})
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestMalformedTokensGet401(t *testing.T) {
 	fake := &fakeTokenInfo{}
 	ti := httptest.NewServer(fake)
 	defer ti.Close()
-	oauth, err := New(context.Background(), Config{Mode: OAuth, TokenInfoURL: ti.URL})
+	oauth, err := New(context.Background(), Config{Auth: OAuth, OAuthTokenInfoURL: ti.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestMalformedTokensGet401(t *testing.T) {
 // and the next request is served.
 func TestVerifierPanicIs401(t *testing.T) {
 	var logs bytes.Buffer
-	g, err := New(context.Background(), Config{Mode: Token, Tokens: []string{"a-token-of-sixteen-chars"}, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
+	g, err := New(context.Background(), Config{Auth: Token, Tokens: []string{"a-token-of-sixteen-chars"}, Log: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -147,10 +147,10 @@ func TestBundleUserConfigReachesTheSettings(t *testing.T) {
 	if s.command != "stdio" {
 		t.Errorf("the bundle runs %q, want stdio", s.command)
 	}
-	if s.Project != "my-project" || s.Location != "europe-west1" || s.Datasets != "sales,shared.reference_*" ||
+	if s.Project != "my-project" || s.Location != "europe-west1" || s.Governance.Datasets != "sales,shared.reference_*" ||
 		!s.ReadOnly || s.MaxBytesBilled != 1<<30 || s.CredentialsFile != credentials {
 		t.Errorf("settings = project %q location %q datasets %q read-only %v max-bytes-billed %d credentials %q",
-			s.Project, s.Location, s.Datasets, s.ReadOnly, s.MaxBytesBilled, s.CredentialsFile)
+			s.Project, s.Location, s.Governance.Datasets, s.ReadOnly, s.MaxBytesBilled, s.CredentialsFile)
 	}
 	if s.AllowWrites {
 		t.Error("the bundle must never allow writes")
@@ -170,7 +170,7 @@ func TestBundleUserConfigReachesTheSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Location != d.Location || s.Datasets != d.Datasets || s.ReadOnly != d.ReadOnly ||
+	if s.Location != d.Location || s.Governance.Datasets != d.Governance.Datasets || s.ReadOnly != d.ReadOnly ||
 		s.MaxBytesBilled != d.MaxBytesBilled || s.CredentialsFile != d.CredentialsFile {
 		t.Errorf("blank settings gave %+v, want the defaults %+v", s.Config, d.Config)
 	}
@@ -286,8 +286,8 @@ func TestUnfilledPlaceholderIsUnset(t *testing.T) {
 	}
 	// Anything else is a value, even with a dollar sign in it.
 	s, err = parseArgs(nil, env(map[string]string{"BIGQUERY_DATASETS": "${HOME}"}))
-	if err != nil || !strings.Contains(s.Datasets, "${HOME}") {
-		t.Errorf("datasets %q, %v", s.Datasets, err)
+	if err != nil || !strings.Contains(s.Governance.Datasets, "${HOME}") {
+		t.Errorf("datasets %q, %v", s.Governance.Datasets, err)
 	}
 }
 

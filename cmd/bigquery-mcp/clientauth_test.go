@@ -1,6 +1,8 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -49,9 +51,23 @@ func TestClientAuthFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"a-token-0123456789", "b-token-0123456789", "from-file-token-0001", "from-file-token-0002"}
-	if s.clientAuth.Mode != clientauth.Token || !slices.Equal(s.clientAuth.Tokens, want) {
-		t.Errorf("client auth %+v", s.clientAuth)
+	want := []string{"a-token-0123456789", "b-token-0123456789"}
+	if s.client.Auth != clientauth.Token || !slices.Equal(s.client.Tokens, want) || s.client.TokensFile != file {
+		t.Errorf("client auth %+v", s.client)
+	}
+	// The file's tokens are accepted too (clientauth.New reads it).
+	g, err := clientauth.New(t.Context(), s.client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range []string{"b-token-0123456789", "from-file-token-0002"} {
+		r := httptest.NewRequest("POST", "/mcp", nil)
+		r.Header.Set("Authorization", "Bearer "+tok)
+		w := httptest.NewRecorder()
+		g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })).ServeHTTP(w, r)
+		if w.Code != http.StatusNoContent {
+			t.Errorf("token %q: status %d", tok, w.Code)
+		}
 	}
 	s, err = parseArgs([]string{"http", "--project", "p"}, env(map[string]string{
 		"BIGQUERY_CLIENT_AUTH": "oauth", "BIGQUERY_ALLOWED_PRINCIPALS": "a@example.com,domain:example.org", "BIGQUERY_ENDPOINT": "http://localhost:9050",
@@ -59,8 +75,8 @@ func TestClientAuthFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Auth != auth.User || len(s.clientAuth.AllowedPrincipals) != 2 {
-		t.Errorf("oauth: BigQuery auth %q, principals %v", s.Auth, s.clientAuth.AllowedPrincipals)
+	if s.Auth != auth.User || len(s.client.AllowedPrincipals) != 2 {
+		t.Errorf("oauth: BigQuery auth %q, principals %v", s.Auth, s.client.AllowedPrincipals)
 	}
 	if _, err := parseArgs([]string{"http", "--client-auth", "oauth", "--auth", "adc"}, env(nil)); err == nil {
 		t.Error("oauth with an explicit --auth: accepted")

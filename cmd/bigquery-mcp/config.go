@@ -13,7 +13,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
-	"github.com/bigquery-mcp/bigquery-mcp/export"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
@@ -27,9 +26,12 @@ type settings struct {
 	addr           string
 	logLevel       string
 	allowedOrigins []string
-	// clientAuth says who may call the http server.
-	clientAuth           clientauth.Config
+	// client says who may call the http server (--client-auth and the
+	// flags of its modes).
+	client               clientauth.Config
 	allowUnauthenticated bool
+	// help and version are --help and --version: the commands they name.
+	help, version bool
 	// usage prints the help text with the effective defaults.
 	usage func(io.Writer)
 }
@@ -79,7 +81,7 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 	}
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) { // -h
-		t.help, err = true, nil
+		s.help, err = true, nil
 	}
 	if err != nil {
 		return nil, err
@@ -97,9 +99,9 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 		return nil, fs.errs[0]
 	}
 	switch {
-	case t.help:
+	case s.help:
 		s.command = "help"
-	case t.showVersion:
+	case s.version:
 		s.command = "version"
 	}
 	if err := s.apply(fs, t); err != nil {
@@ -114,24 +116,28 @@ func parseArgs(args []string, getenv func(string) string) (*settings, error) {
 }
 
 // flagText holds what flags give as text (or per operation) until parsing
-// is over and apply turns it into settings.
+// is over and apply parses it into the settings' fields named after them.
 type flagText struct {
-	authMode, toolsets, jobLabels, apps                 string
-	origins, clientMode, clientTokens, clientTokensFile string
-	audiences, principals                               string
-	billing, pricePerTiBByLocation                      string
-	help, showVersion                                   bool
-	// policies has stable addresses for the flag package; apply copies
-	// them into the config.
-	policies map[resilience.Operation]*resilience.Policy
+	authMode, toolsets, jobLabels, apps string
+	origins, clientTokens               string
+	audiences, principals               string
+	billing, pricePerTiBByLocation      string
+	// retry has stable addresses for the flag package; apply copies them
+	// into Resilience.Retry.
+	retry map[resilience.Operation]*resilience.Policy
 }
 
 // defineFlags declares every flag under its --help group (in the order
 // --help lists each group's flags), with its environment variable, and its
-// default as the environment leaves it.
+// default: server.Defaults() (s.Config before parsing), as the environment
+// leaves it. Each flag fills the field named after it.
 func (s *settings) defineFlags(fs *flagSet) *flagText {
 	d := s.Config
-	t := &flagText{authMode: string(auth.ADC), toolsets: "schema,query,jobs", apps: string(server.AppsAuto), policies: map[resilience.Operation]*resilience.Policy{}}
+	toolsets := make([]string, len(d.Toolsets))
+	for i, ts := range d.Toolsets {
+		toolsets[i] = string(ts)
+	}
+	t := &flagText{authMode: string(d.Auth), toolsets: strings.Join(toolsets, ","), apps: string(d.Apps), billing: string(d.Billing), retry: map[resilience.Operation]*resilience.Policy{}}
 	addr := ":8080"
 	if port := fs.getenv("PORT"); port != "" {
 		addr = ":" + port
@@ -150,17 +156,17 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, agentFlags, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
 	envVar(fs, agentFlags, boolKind, &s.ReadOnly, "read-only", false, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; export_results stays (only SELECTs, written only to the --export-* places); refused together with --allow-writes")
 	envVar(fs, agentFlags, boolKind, &s.AllowWrites, "allow-writes", false, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
-	envVar(fs, agentFlags, stringKind, &s.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
-	envVar(fs, agentFlags, stringKind, &s.Connections, "connections", "", "connections that statements may use under --datasets (WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models): comma-separated project.location.connection, location.connection or DEFAULT patterns (* wildcards); they reach outside BigQuery's datasets (default: none)")
+	envVar(fs, agentFlags, stringKind, &s.Governance.Datasets, "datasets", "", "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
+	envVar(fs, agentFlags, stringKind, &s.Governance.Connections, "connections", "", "connections that statements may use under --datasets (WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models): comma-separated project.location.connection, location.connection or DEFAULT patterns (* wildcards); they reach outside BigQuery's datasets (default: none)")
 	envVar(fs, agentFlags, stringKind, &t.apps, "apps", t.apps, `which clients see the MCP App (results as a table, chart, schema tree or cost card): "auto" (those that declare the io.modelcontextprotocol/ui extension), "always" (every client; for stateless http, where clients of 2025 protocols cannot be told apart) or "off"`)
 	envVar(fs, agentFlags, stringKind, &t.jobLabels, "job-labels", "", "labels put on every job, comma-separated key=value under BigQuery's label rules, beside the server's own mcp_server, mcp_tool and mcp_client (keys starting mcp_ are refused)")
 	envVar(fs, limitFlags, int64Kind, &s.MaxBytesBilled, "max-bytes-billed", d.MaxBytesBilled, "maximumBytesBilled set on every query job; agents may ask for less, never more")
-	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
-	envVar(fs, limitFlags, int64Kind, &s.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
+	envVar(fs, limitFlags, int64Kind, &s.Governance.MaxBytesPerSession, "max-bytes-per-session", 0, "bytes billed one caller may spend on this instance, or on the fleet with --state redis (the process on stdio, each principal on http); a query whose estimate passes what is left is refused (0: no limit)")
+	envVar(fs, limitFlags, int64Kind, &s.Governance.MaxBytesPerDay, "max-bytes-per-day", 0, "bytes billed one caller may spend per UTC day on this instance, or on the fleet with --state redis (0: no limit)")
 	envVar(fs, limitFlags, int64Kind, &s.ConfirmAboveBytes, "confirm-above-bytes", 0, "ask the user (MCP elicitation) before running a query estimated to process more bytes; clients that cannot ask get RESOURCE_EXHAUSTED (0: never ask)")
 	envVar(fs, limitFlags, floatKind, &s.PricePerTiB, "price-per-tib", d.PricePerTiB, "on-demand USD price per TiB billed in a location that neither --price-per-tib-by-location nor the built-in price table (docs/governance.md) prices, or of unknown location")
 	envVar(fs, limitFlags, stringKind, &t.pricePerTiBByLocation, "price-per-tib-by-location", "", `on-demand USD prices per TiB by location, over the built-in table: comma-separated location=price, e.g. "europe-west2=7.82,asia-northeast1=7.5" (locations in any case)`)
-	envVar(fs, limitFlags, stringKind, &t.billing, "billing", string(d.Billing), `how the project's queries are billed: "on-demand" (bytes, priced per TiB) or "editions" (slot time at --slot-hour-price; a query's cost is known only after it ran)`)
+	envVar(fs, limitFlags, stringKind, &t.billing, "billing", t.billing, `how the project's queries are billed: "on-demand" (bytes, priced per TiB) or "editions" (slot time at --slot-hour-price; a query's cost is known only after it ran)`)
 	envVar(fs, limitFlags, floatKind, &s.SlotHourPrice, "slot-hour-price", d.SlotHourPrice, "USD per slot-hour under --billing editions; the default is the Enterprise edition's US pay-as-you-go price: set your edition's, region's and commitment's")
 	envVar(fs, limitFlags, intKind, &s.DefaultMaxRows, "default-max-rows", d.DefaultMaxRows, "rows execute_sql, get_query_results and preview_table return when the agent does not say; their maxRows schemas state it")
 	envVar(fs, limitFlags, intKind, &s.MaxRows, "max-rows", d.MaxRows, "most rows one call may return")
@@ -169,45 +175,45 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, limitFlags, durationKind, &s.MaxQueryTimeout, "max-query-timeout", d.MaxQueryTimeout, "the longest timeout an agent may ask for")
 	envVar(fs, limitFlags, durationKind, &s.MaxWait, "max-wait", d.MaxWait, "the longest one call waits for a running query (waitSeconds, 45s unless this is shorter; the schemas state it) before it answers jobComplete:false; the job runs on until its timeout")
 	envVar(fs, limitFlags, intKind, &s.MaxConcurrentCalls, "max-concurrent-calls", d.MaxConcurrentCalls, "tool calls one instance runs at once; beyond it calls fail at once with a retryable UNAVAILABLE \"server busy\" (0: no limit)")
-	envVar(fs, exportFlags, stringKind, &s.ExportDir, "export-dir", export.DefaultDir, "the only folder export_results writes files in (relative to the working directory)")
-	envVar(fs, exportFlags, stringKind, &s.ExportDataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; --datasets need not name it, and does not let queries read it unless it does (default: no table exports)")
-	envVar(fs, exportFlags, stringKind, &s.ExportGCS, "export-gcs", "", "gs://bucket/prefix under which export_results has BigQuery write Cloud Storage objects (an extract job); the agent names only a folder below it. Over http it is the default destination (default: no Cloud Storage exports)")
-	envVar(fs, exportFlags, durationKind, &s.ExportTableTTL, "export-table-ttl", export.DefaultTableTTL, "expiration of each table export_results writes")
-	envVar(fs, exportFlags, int64Kind, &s.MaxExportBytes, "max-export-bytes", export.DefaultMaxBytes, "most bytes one export_results may take: a query the dry run estimates to read more is refused before it runs, and a file that would pass it fails and leaves nothing")
-	envVar(fs, stateFlags, stringKind, &s.State, "state", "memory", `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
+	envVar(fs, exportFlags, stringKind, &s.Export.Dir, "export-dir", d.Export.Dir, "the only folder export_results writes files in (relative to the working directory)")
+	envVar(fs, exportFlags, stringKind, &s.Export.Dataset, "export-dataset", "", "dataset (project.dataset or dataset) export_results may write tables in; --datasets need not name it, and does not let queries read it unless it does (default: no table exports)")
+	envVar(fs, exportFlags, stringKind, &s.Export.GCS, "export-gcs", "", "gs://bucket/prefix under which export_results has BigQuery write Cloud Storage objects (an extract job); the agent names only a folder below it. Over http it is the default destination (default: no Cloud Storage exports)")
+	envVar(fs, exportFlags, durationKind, &s.Export.TableTTL, "export-table-ttl", d.Export.TableTTL, "expiration of each table export_results writes")
+	envVar(fs, exportFlags, int64Kind, &s.Export.MaxExportBytes, "max-export-bytes", d.Export.MaxExportBytes, "most bytes one export_results may take: a query the dry run estimates to read more is refused before it runs, and a file that would pass it fails and leaves nothing")
+	envVar(fs, stateFlags, stringKind, &s.Governance.State, "state", d.Governance.State, `where budgets and job records live: "memory" (this instance only) or a redis:// or rediss:// (TLS) URL of a Redis, Memorystore or Valkey that every instance shares (password in the URL or --state-password-file)`)
 	fs.secret["state"] = true // the URL may hold a password
-	envVar(fs, stateFlags, stringKind, &s.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
-	envVar(fs, stateFlags, stringKind, &s.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
-	envVar(fs, stateFlags, stringKind, &s.StatePrefix, "state-prefix", governance.DefaultRedisPrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
-	envVar(fs, stateFlags, boolKind, &s.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without a budget check; their cost is charged when Redis answers again (default: refuse them with a retryable UNAVAILABLE)")
+	envVar(fs, stateFlags, stringKind, &s.Governance.StatePasswordFile, "state-password-file", "", "file holding the Redis password (e.g. Memorystore's AUTH string mounted from Secret Manager); replaces one in the --state URL")
+	envVar(fs, stateFlags, stringKind, &s.Governance.StateCAFile, "state-ca-file", "", "PEM file of the CA that signed Redis's TLS certificate (Memorystore's server CA), for a rediss:// --state")
+	envVar(fs, stateFlags, stringKind, &s.Governance.StatePrefix, "state-prefix", d.Governance.StatePrefix, "prefix of every Redis key the server writes, so deployments can share one Redis")
+	envVar(fs, stateFlags, boolKind, &s.Governance.StateFailOpen, "state-fail-open", false, "while Redis cannot be reached, run queries without a budget check; their cost is charged when Redis answers again (default: refuse them with a retryable UNAVAILABLE)")
 	envVar(fs, httpFlags, stringKind, &s.addr, "addr", addr, "listen address for http mode (default :$PORT, else :8080)")
-	envVar(fs, httpFlags, stringKind, &t.clientMode, "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
+	envVar(fs, httpFlags, stringKind, (*string)(&s.client.Auth), "client-auth", string(clientauth.None), `how http clients authenticate: "none" (loopback only, or with --allow-unauthenticated), "token" (--client-tokens), "google" (Google ID tokens of --allowed-principals) or "oauth" (each user's Google access token, used as their BigQuery credential)`)
 	envVar(fs, httpFlags, boolKind, &s.allowUnauthenticated, "allow-unauthenticated", false, "serve http without client authentication on a non-loopback address: only behind Cloud Run's IAM invoker check")
 	envVar(fs, httpFlags, stringKind, &t.clientTokens, "client-tokens", "", "comma-separated bearer tokens accepted by --client-auth token (at least 16 characters each)")
 	fs.secret["client-tokens"] = true
-	envVar(fs, httpFlags, stringKind, &t.clientTokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
+	envVar(fs, httpFlags, stringKind, &s.client.TokensFile, "client-tokens-file", "", "file with one accepted bearer token per line, for --client-auth token")
 	envVar(fs, httpFlags, stringKind, &t.audiences, "client-audience", "", "comma-separated audiences: for --client-auth google the ID tokens' audience (the Cloud Run service URL, required); for oauth, the OAuth client IDs whose tokens are accepted (optional)")
 	envVar(fs, httpFlags, stringKind, &t.principals, "allowed-principals", "", "comma-separated e-mails or domain:example.com allowed in by --client-auth google (required) or oauth (optional)")
-	envVar(fs, httpFlags, stringKind, &s.clientAuth.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
-	envVar(fs, httpFlags, stringKind, &s.clientAuth.TokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
+	envVar(fs, httpFlags, stringKind, &s.client.ResourceURL, "resource-url", "", "public URL of the MCP endpoint (e.g. https://bigquery-mcp-xyz.a.run.app/mcp) named in oauth mode's protected resource metadata (default: from each request's Host)")
+	envVar(fs, httpFlags, stringKind, &s.client.OAuthTokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
 	envVar(fs, httpFlags, stringKind, &t.origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
 	// Retry policies, one set of flags per operation class.
 	for _, op := range resilience.Operations {
-		p := d.Resilience.Policies[op]
-		envVar(fs, resilienceFlags, intKind, &p.MaxAttempts, "retry-"+string(op)+"-attempts", p.MaxAttempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
+		p := d.Resilience.Retry[op]
+		envVar(fs, resilienceFlags, intKind, &p.Attempts, "retry-"+string(op)+"-attempts", p.Attempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
 		envVar(fs, resilienceFlags, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
 		envVar(fs, resilienceFlags, durationKind, &p.MaxDelay, "retry-"+string(op)+"-max-delay", p.MaxDelay, fmt.Sprintf("longest wait between %s retries", op))
-		t.policies[op] = &p
+		t.retry[op] = &p
 	}
-	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.FailureThreshold, "breaker-failures", d.Resilience.Breaker.FailureThreshold, "consecutive backend failures (5xx, no response, timeouts) that open a project's (or the state store's) circuit breaker")
-	envVar(fs, resilienceFlags, durationKind, &s.Resilience.Breaker.OpenDuration, "breaker-open", d.Resilience.Breaker.OpenDuration, "how long an open breaker fails calls fast before letting probes through")
-	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.SuccessThreshold, "breaker-successes", d.Resilience.Breaker.SuccessThreshold, "successful probes that close a half-open breaker")
-	envVar(fs, resilienceFlags, durationKind, &s.CacheTTL, "cache-ttl", d.CacheTTL, "how long dataset lists, table lists and schemas are served from cache")
-	envVar(fs, resilienceFlags, durationKind, &s.CacheMaxStale, "cache-max-stale", d.CacheMaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
+	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.Failures, "breaker-failures", d.Resilience.Breaker.Failures, "consecutive backend failures (5xx, no response, timeouts) that open a project's (or the state store's) circuit breaker")
+	envVar(fs, resilienceFlags, durationKind, &s.Resilience.Breaker.Open, "breaker-open", d.Resilience.Breaker.Open, "how long an open breaker fails calls fast before letting probes through")
+	envVar(fs, resilienceFlags, uintKind, &s.Resilience.Breaker.Successes, "breaker-successes", d.Resilience.Breaker.Successes, "successful probes that close a half-open breaker")
+	envVar(fs, resilienceFlags, durationKind, &s.Cache.TTL, "cache-ttl", d.Cache.TTL, "how long dataset lists, table lists and schemas are served from cache")
+	envVar(fs, resilienceFlags, durationKind, &s.Cache.MaxStale, "cache-max-stale", d.Cache.MaxStale, "how old cached metadata may be when served (marked stale) because BigQuery is unreachable")
 	envVar(fs, logFlags, stringKind, &s.logLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.BoolVar(&t.help, "help", false, "print this help")
+	fs.BoolVar(&s.help, "help", false, "print this help")
 	fs.place(logFlags, "help")
-	fs.BoolVar(&t.showVersion, "version", false, "print the version")
+	fs.BoolVar(&s.version, "version", false, "print the version")
 	fs.place(logFlags, "version")
 	return t
 }
@@ -222,7 +228,7 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 	if s.Apps, err = server.ParseApps(t.apps); err != nil {
 		return err
 	}
-	if s.JobLabels, err = governance.ParseLabels(t.jobLabels); err != nil {
+	if s.Governance.JobLabels, err = governance.ParseLabels(t.jobLabels); err != nil {
 		return err
 	}
 	if s.Billing, err = cost.ParseBilling(t.billing); err != nil {
@@ -232,20 +238,12 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 		return err
 	}
 	s.allowedOrigins = splitList(t.origins)
-	s.clientAuth.Mode = clientauth.Mode(t.clientMode)
-	s.clientAuth.Tokens = splitList(t.clientTokens)
-	if t.clientTokensFile != "" {
-		data, err := os.ReadFile(t.clientTokensFile)
-		if err != nil {
-			return fmt.Errorf("--client-tokens-file: %w", err)
-		}
-		s.clientAuth.Tokens = append(s.clientAuth.Tokens, strings.Fields(string(data))...)
-	}
-	s.clientAuth.Audiences = splitList(t.audiences)
-	s.clientAuth.AllowedPrincipals = splitList(t.principals)
-	s.Resilience.Policies = map[resilience.Operation]resilience.Policy{}
-	for op, p := range t.policies {
-		s.Resilience.Policies[op] = *p
+	s.client.Tokens = splitList(t.clientTokens)
+	s.client.Audience = splitList(t.audiences)
+	s.client.AllowedPrincipals = splitList(t.principals)
+	s.Resilience.Retry = map[resilience.Operation]resilience.Policy{}
+	for op, p := range t.retry {
+		s.Resilience.Retry[op] = *p
 	}
 	explicitAuth := false
 	fs.Visit(func(f *flag.Flag) { explicitAuth = explicitAuth || f.Name == "auth" })
@@ -256,11 +254,11 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 		t.authMode = string(auth.None)
 	}
 	s.Auth = auth.Mode(t.authMode)
-	if s.command == "http" && s.ExportGCS != "" {
+	if s.command == "http" && s.Export.GCS != "" {
 		// An http server's disk is its own (on Cloud Run, ephemeral).
-		s.ExportDestination = "gcs"
+		s.Export.Destination = "gcs"
 	}
-	if s.clientAuth.Mode == clientauth.OAuth {
+	if s.client.Auth == clientauth.OAuth {
 		// Each user's own token goes to BigQuery; the server has none.
 		if explicitAuth {
 			return errors.New("--client-auth oauth calls BigQuery with each user's own token: leave --auth unset")
@@ -302,7 +300,7 @@ func splitList(s string) []string {
 // checkHTTPAuth refuses to serve an unauthenticated http server where
 // anyone could reach it: the default must not run queries for strangers.
 func (s *settings) checkHTTPAuth() error {
-	if s.command != "http" || (s.clientAuth.Mode != clientauth.None && s.clientAuth.Mode != "") {
+	if s.command != "http" || (s.client.Auth != clientauth.None && s.client.Auth != "") {
 		return nil
 	}
 	if s.allowUnauthenticated || isLoopback(s.addr) {

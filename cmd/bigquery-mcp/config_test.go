@@ -295,8 +295,8 @@ func TestExportDefaultDestination(t *testing.T) {
 		{[]string{"http"}, nil, ""},
 	} {
 		s, err := parseArgs(c.args, env(c.env))
-		if err != nil || s.ExportDestination != c.want {
-			t.Errorf("%v %v: destination %q, %v; want %q", c.args, c.env, s.ExportDestination, err, c.want)
+		if err != nil || s.Export.Destination != c.want {
+			t.Errorf("%v %v: destination %q, %v; want %q", c.args, c.env, s.Export.Destination, err, c.want)
 		}
 	}
 }

@@ -2,7 +2,7 @@ package main
 
 // --help groups every flag by concern, and every flag fills a config field
 // named after it: a new flag has to pick its group, and a flag and its
-// field cannot drift apart without someone saying why here.
+// field cannot drift apart.
 
 import (
 	"bytes"
@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
@@ -108,42 +107,6 @@ func TestHelpGroupsEveryFlag(t *testing.T) {
 	}
 }
 
-// fieldExceptions are the flags whose config field is not named after the
-// flag: the field each fills (its path from settings) and why the names
-// differ. Retry flags are added by retryFieldExceptions.
-var fieldExceptions = map[string]struct{ field, why string }{
-	"help":    {"command", "a command (--help is `bigquery-mcp help`), not a setting"},
-	"version": {"command", "a command (--version is `bigquery-mcp version`), not a setting"},
-	// clientauth.Config is the http server's client authentication, so its
-	// fields drop the flags' "client-" (and the oauth mode's "oauth-").
-	"client-auth":         {"clientAuth.Mode", "clientauth.Config.Mode: the mode of the client authentication the struct is"},
-	"client-tokens":       {"clientAuth.Tokens", "clientauth.Config.Tokens: the struct is the client auth's"},
-	"client-tokens-file":  {"clientAuth.Tokens", "read at start-up and added to the tokens of --client-tokens; no field keeps the path"},
-	"client-audience":     {"clientAuth.Audiences", "clientauth.Config.Audiences: the struct is the client auth's; a list, so plural"},
-	"oauth-tokeninfo-url": {"clientAuth.TokenInfoURL", "clientauth.Config.TokenInfoURL: used only in oauth mode, which the flag's name says"},
-	// resilience.Config nests the breaker's settings in Breaker, named as
-	// in the breaker library rather than after the flags.
-	"breaker-failures":  {"Config.Resilience.Breaker.FailureThreshold", "drift: resilience.BreakerConfig names it FailureThreshold (consecutive failures that open the breaker)"},
-	"breaker-open":      {"Config.Resilience.Breaker.OpenDuration", "drift: resilience.BreakerConfig names it OpenDuration (how long it stays open)"},
-	"breaker-successes": {"Config.Resilience.Breaker.SuccessThreshold", "drift: resilience.BreakerConfig names it SuccessThreshold (probes that close it)"},
-}
-
-// retryFieldExceptions: --retry-<op>-attempts, -base-delay and -max-delay
-// fill the policy of operation class op, a key of Resilience.Policies
-// (one flag per class; the class is in the flag's name, not the field's).
-func retryFieldExceptions() map[string]struct{ field, why string } {
-	out := map[string]struct{ field, why string }{}
-	for _, op := range resilience.Operations {
-		for suffix, field := range map[string]string{"attempts": "MaxAttempts", "base-delay": "BaseDelay", "max-delay": "MaxDelay"} {
-			out["retry-"+string(op)+"-"+suffix] = struct{ field, why string }{
-				fmt.Sprintf("Config.Resilience.Policies[%s].%s", op, field),
-				"one flag per operation class: the class is a key of Resilience.Policies, and Policy." + field + " is the setting",
-			}
-		}
-	}
-	return out
-}
-
 // fieldTestValues are values the flags parsed from text accept (the rest
 // take one derived from their default).
 var fieldTestValues = map[string]string{
@@ -159,13 +122,14 @@ var fieldTestValues = map[string]string{
 
 // TestFlagFillsFieldNamedAfterIt sets each flag alone and finds the
 // fields of the parsed settings that change: one of them must be named
-// after the flag (--export-dir fills ExportDir; case and hyphens aside),
-// unless fieldExceptions names the field it fills and why.
+// after the flag, case and hyphens aside, by its own name or by its path's
+// last names. --max-rows fills Config.Limits.MaxRows (its name),
+// --export-dir fills Config.Export.Dir (Export.Dir), --breaker-open
+// Config.Resilience.Breaker.Open, and --retry-query-attempts
+// Config.Resilience.Retry[query].Attempts (a map's key counts as a name).
+// No flag is excepted: a flag whose field is renamed, or a field that
+// takes another flag's value, fails here.
 func TestFlagFillsFieldNamedAfterIt(t *testing.T) {
-	exceptions := retryFieldExceptions()
-	for name, e := range fieldExceptions {
-		exceptions[name] = e
-	}
 	tokens := filepath.Join(t.TempDir(), "tokens")
 	if err := os.WriteFile(tokens, []byte("0123456789abcdef-from-file\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -193,47 +157,63 @@ func TestFlagFillsFieldNamedAfterIt(t *testing.T) {
 		}
 		after := fields(reflect.ValueOf(*s))
 		var changed []string
-		named := ""
+		named := false
 		for path, f := range after {
 			if b, ok := before[path]; ok && b.value == f.value {
 				continue
 			}
 			changed = append(changed, path)
-			if strings.EqualFold(strings.ReplaceAll(fl.Name, "-", ""), f.name) {
-				named = path
-			}
+			named = named || namedAfter(fl.Name, path, f.name)
 		}
 		for path := range before {
 			if _, ok := after[path]; !ok {
 				changed = append(changed, path)
 			}
 		}
-		e, excepted := exceptions[fl.Name]
-		switch {
-		case excepted && named != "":
-			t.Errorf("--%s now fills %s, named after it: drop its exception (%s)", fl.Name, named, e.field)
-		case excepted && !containsPrefix(changed, e.field):
-			t.Errorf("--%s fills %q, not %s as its exception says", fl.Name, changed, e.field)
-		case !excepted && named == "":
-			t.Errorf("--%s fills %q, none named after it: rename the field, or add the flag to fieldExceptions with why", fl.Name, changed)
+		if !named {
+			t.Errorf("--%s fills %q, none named after it: name the field after the flag", fl.Name, changed)
 		}
 	})
-	for name := range exceptions {
-		if fs.Lookup(name) == nil {
-			t.Errorf("fieldExceptions names --%s, which is no flag", name)
-		}
-	}
 }
 
-// containsPrefix reports whether a path in paths is field or lies below it
-// (a map's entries).
-func containsPrefix(paths []string, field string) bool {
-	for _, p := range paths {
-		if p == field || strings.HasPrefix(p, field+".") || strings.HasPrefix(p, field+"[") {
+// namedAfter reports whether the field at path, whose own name is name,
+// is named after the flag: by its name, or by the names that end its path
+// (struct fields and map keys), joined.
+func namedAfter(flagName, path, name string) bool {
+	want := strings.ReplaceAll(flagName, "-", "")
+	if strings.EqualFold(want, name) {
+		return true
+	}
+	parts := strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' || r == ']' })
+	for i := range parts {
+		if strings.EqualFold(want, strings.Join(parts[i:], "")) {
 			return true
 		}
 	}
 	return false
+}
+
+func TestNamedAfter(t *testing.T) {
+	for _, c := range []struct {
+		flag, path, name string
+		want             bool
+	}{
+		{"max-rows", "Config.Limits.Limits.MaxRows", "MaxRows", true},
+		{"export-dir", "Config.Export.Dir", "Dir", true},
+		{"retry-query-attempts", "Config.Resilience.Retry[query].Attempts", "Attempts", true},
+		{"job-labels", "Config.Governance.JobLabels[team]", "JobLabels", true},
+		{"client-auth", "client.Auth", "Auth", true},
+		// Drifts the test exists to catch.
+		{"export-dir", "Config.Export.Folder", "Folder", false},
+		{"max-export-bytes", "Config.Export.MaxBytes", "MaxBytes", false},
+		{"breaker-open", "Config.Resilience.Breaker.OpenDuration", "OpenDuration", false},
+		{"retry-query-attempts", "Config.Resilience.Retry[query].MaxAttempts", "MaxAttempts", false},
+		{"state", "Config.Governance.StateURL", "StateURL", false},
+	} {
+		if got := namedAfter(c.flag, c.path, c.name); got != c.want {
+			t.Errorf("namedAfter(%q, %q) = %v, want %v", c.flag, c.path, got, c.want)
+		}
+	}
 }
 
 // otherValue is a value of fl's type other than its default.

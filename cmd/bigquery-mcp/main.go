@@ -119,8 +119,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		if err := s.checkHTTPAuth(); err != nil {
 			return err
 		}
-		s.clientAuth.Log = log
-		if guard, err = clientauth.New(ctx, s.clientAuth); err != nil {
+		s.client.Log = log
+		if guard, err = clientauth.New(ctx, s.client); err != nil {
 			return err
 		}
 	}
@@ -140,7 +140,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 	}
 	log.Info("starting", "transport", s.command, "project", s.Project, "location", s.Location,
 		"allow_writes", s.AllowWrites, "toolsets", s.Toolsets, "read_only", s.ReadOnly, "auth", string(backend.Identity.Mode), "principal", principal,
-		"via", backend.Identity.Via, "client_auth", string(s.clientAuth.Mode), "max_concurrent_calls", s.MaxConcurrentCalls,
+		"via", backend.Identity.Via, "client_auth", string(s.client.Auth), "max_concurrent_calls", s.MaxConcurrentCalls,
 		"version", version, "commit", commit)
 	if backend.Identity.Error != "" {
 		log.Log(ctx, observability.LevelCritical, "credentials unusable: tools will return AUTH_ERROR", "error", backend.Identity.Error)
@@ -191,5 +191,5 @@ func (e usageError) Unwrap() error { return e.error }
 // principal: HTTP with client authentication. Over stdio, or on HTTP
 // without it, every caller is the one unnamed principal.
 func (s *settings) multiPrincipal() bool {
-	return s.command == "http" && s.clientAuth.Mode != clientauth.None && s.clientAuth.Mode != ""
+	return s.command == "http" && s.client.Auth != clientauth.None && s.client.Auth != ""
 }

@@ -166,7 +166,7 @@ func TestJobsBelongToTheirCallerOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := clientauth.New(ctx, s.clientAuth)
+	guard, err := clientauth.New(ctx, s.client)
 	if err != nil {
 		t.Fatal(err)
 	}

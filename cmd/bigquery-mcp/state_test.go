@@ -27,12 +27,12 @@ func TestStateFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.State != "rediss://:pw-in-env@10.0.0.3:6378" || s.StatePasswordFile != "/secrets/redis" || s.StateCAFile != "/secrets/ca.pem" || s.StatePrefix != "team-a:" || !s.StateFailOpen {
-		t.Errorf("state settings = %q %q %q %q %v", s.State, s.StatePasswordFile, s.StateCAFile, s.StatePrefix, s.StateFailOpen)
+	if s.Governance.State != "rediss://:pw-in-env@10.0.0.3:6378" || s.Governance.StatePasswordFile != "/secrets/redis" || s.Governance.StateCAFile != "/secrets/ca.pem" || s.Governance.StatePrefix != "team-a:" || !s.Governance.StateFailOpen {
+		t.Errorf("state settings = %q %q %q %q %v", s.Governance.State, s.Governance.StatePasswordFile, s.Governance.StateCAFile, s.Governance.StatePrefix, s.Governance.StateFailOpen)
 	}
 	d, err := parseArgs(nil, env(nil))
-	if err != nil || d.State != "memory" || d.StatePrefix != governance.DefaultRedisPrefix || d.StateFailOpen {
-		t.Errorf("defaults = %q %q %v, %v", d.State, d.StatePrefix, d.StateFailOpen, err)
+	if err != nil || d.Governance.State != "memory" || d.Governance.StatePrefix != governance.DefaultRedisPrefix || d.Governance.StateFailOpen {
+		t.Errorf("defaults = %q %q %v, %v", d.Governance.State, d.Governance.StatePrefix, d.Governance.StateFailOpen, err)
 	}
 
 	var stdout bytes.Buffer
