@@ -111,7 +111,7 @@ func newResultService(t *testing.T, fake *resultBigQuery) *Service {
 	s.cfg.AllowWrites = false
 	s.cfg.Datasets = allow
 	s.cfg.MultiPrincipal = true
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 1<<20}), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 1 << 20}), nil)
 	s.cfg.Catalog = fakeCatalog{types: map[string]string{"p.sales.orders": "TABLE", "p.secret.orders": "TABLE"}, datasets: []string{"sales", "secret"}}
 	return s
 }

@@ -421,7 +421,7 @@ func TestBytesBudget(t *testing.T) {
 		"SELECT b FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 30 * mb},
 	}
 	s, fake := newGovernedService(t, plans, false)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 100*mb}), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 100 * mb}), nil)
 	ctx := context.Background()
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"}); err != nil {
 		t.Fatalf("first query: %v", err)

@@ -158,7 +158,7 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	meta.addDataset("a", "US")
 	f := &infoSchemaFake{fakeBigQuery: meta}
 	s := newSearchService(t, f)
-	budget := governance.NewBudget(governance.Limits{MaxBytesPerSession: 15<<20})
+	budget := governance.NewBudget(governance.Limits{MaxBytesPerSession: 15 << 20})
 	s.cfg.Budget = governance.NewMemory(budget, nil)
 	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
 	if _, err := s.SearchColumns(context.Background(), in); err != nil {
