@@ -61,9 +61,12 @@ func (id Identity) TokenExpiry() time.Time {
 	return id.source.tok.Expiry
 }
 
-// Options configure HTTPClient.
+// Options configure HTTPClient. The settings are named after their flags
+// (--auth, --credentials-file, --impersonate-service-account), as in
+// server.Config.
 type Options struct {
-	Mode Mode
+	// Auth (--auth) is how requests are authenticated.
+	Auth Mode
 	// Base carries the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
 	// WrapTokenSource, when set, wraps the credentials' token source (the
@@ -81,13 +84,13 @@ type Options struct {
 }
 
 // HTTPClient returns an HTTP client that authenticates every request as
-// opts.Mode says.
+// opts.Auth says.
 func HTTPClient(ctx context.Context, opts Options) (*http.Client, Identity, error) {
 	base := opts.Base
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	switch opts.Mode {
+	switch opts.Auth {
 	case None:
 		return &http.Client{Transport: base}, Identity{Mode: None}, nil
 	case User:

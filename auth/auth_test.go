@@ -35,7 +35,7 @@ func TestUnauthorizedRefreshesTokenAndRetriesOnce(t *testing.T) {
 	}))
 	defer srv.Close()
 	src := &countingSource{}
-	hc, _, err := HTTPClient(context.Background(), Options{Mode: ADC, Source: src})
+	hc, _, err := HTTPClient(context.Background(), Options{Auth: ADC, Source: src})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +65,7 @@ func TestPersistentUnauthorizedIsReturnedNotLooped(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	hc, _, _ := HTTPClient(context.Background(), Options{Mode: ADC, Source: &countingSource{}})
+	hc, _, _ := HTTPClient(context.Background(), Options{Auth: ADC, Source: &countingSource{}})
 	resp, err := hc.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestPersistentUnauthorizedIsReturnedNotLooped(t *testing.T) {
 
 func TestMissingCredentialsBecomeAuthError(t *testing.T) {
 	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "/nonexistent/key.json")
-	hc, id, err := HTTPClient(context.Background(), Options{Mode: ADC})
+	hc, id, err := HTTPClient(context.Background(), Options{Auth: ADC})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestNoneSendsNoCredentials(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	hc, id, _ := HTTPClient(context.Background(), Options{Mode: None})
+	hc, id, _ := HTTPClient(context.Background(), Options{Auth: None})
 	resp, err := hc.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -39,11 +39,11 @@ func serviceAccountFile(t *testing.T, email string) string {
 
 func TestCredentialsFileNamesItsPrincipal(t *testing.T) {
 	path := serviceAccountFile(t, "reader@p.iam.gserviceaccount.com")
-	_, id, err := HTTPClient(context.Background(), Options{Mode: ADC, CredentialsFile: path})
+	_, id, err := HTTPClient(context.Background(), Options{Auth: ADC, CredentialsFile: path})
 	if err != nil || id.Principal != "reader@p.iam.gserviceaccount.com" || id.Via != "" || id.Error != "" {
 		t.Errorf("identity %+v, %v", id, err)
 	}
-	_, id, err = HTTPClient(context.Background(), Options{Mode: ADC, CredentialsFile: path, ImpersonateServiceAccount: "bq@p.iam.gserviceaccount.com"})
+	_, id, err = HTTPClient(context.Background(), Options{Auth: ADC, CredentialsFile: path, ImpersonateServiceAccount: "bq@p.iam.gserviceaccount.com"})
 	if err != nil || id.Principal != "bq@p.iam.gserviceaccount.com" || id.Via != "reader@p.iam.gserviceaccount.com" {
 		t.Errorf("impersonating: identity %+v, %v", id, err)
 	}
@@ -54,18 +54,18 @@ func TestCredentialsFileMistakesFailAtStartup(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"type":"something_else"}`), 0o600)
 	for _, path := range []string{filepath.Join(dir, "missing.json"), bad} {
-		if _, _, err := HTTPClient(context.Background(), Options{Mode: ADC, CredentialsFile: path}); err == nil {
+		if _, _, err := HTTPClient(context.Background(), Options{Auth: ADC, CredentialsFile: path}); err == nil {
 			t.Errorf("%s: accepted", path)
 		}
 	}
-	if _, _, err := HTTPClient(context.Background(), Options{Mode: User, CredentialsFile: bad}); err == nil {
+	if _, _, err := HTTPClient(context.Background(), Options{Auth: User, CredentialsFile: bad}); err == nil {
 		t.Error("user mode with a credentials file: accepted")
 	}
 }
 
 func TestUserModeNeverFallsBackToServerCredentials(t *testing.T) {
 	var sent int
-	hc, id, err := HTTPClient(context.Background(), Options{Mode: User, Base: roundTrip(func(r *http.Request) (*http.Response, error) {
+	hc, id, err := HTTPClient(context.Background(), Options{Auth: User, Base: roundTrip(func(r *http.Request) (*http.Response, error) {
 		sent++
 		return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
 	})})

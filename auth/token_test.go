@@ -70,7 +70,7 @@ func TestTokenEndpointUnreachableIsUnavailable(t *testing.T) {
 		"timeout":            timeoutSource(hang.URL),
 	} {
 		t.Run(name, func(t *testing.T) {
-			hc, _, err := HTTPClient(context.Background(), Options{Mode: ADC, Source: src})
+			hc, _, err := HTTPClient(context.Background(), Options{Auth: ADC, Source: src})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestTokenEndpointFailuresRetriedOnceUnderAuthPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hc, _, err := HTTPClient(context.Background(), Options{Mode: ADC, Source: refreshSource(reset.URL), WrapTokenSource: exec.TokenSource})
+	hc, _, err := HTTPClient(context.Background(), Options{Auth: ADC, Source: refreshSource(reset.URL), WrapTokenSource: exec.TokenSource})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,8 +55,8 @@ const (
 	// TableSource is where its figures come from.
 	TableSource = "https://cloud.google.com/bigquery/pricing"
 	// DefaultPerTiBUSD is --price-per-tib's default: the US and EU
-	// multi-regions' on-demand price.
-	DefaultPerTiBUSD = 6.25
+	// multi-regions' on-demand price, which the table below gives them.
+	DefaultPerTiBUSD = usOnDemandPerTiB
 	// DefaultSlotHourUSD is --slot-hour-price's default: the Enterprise
 	// edition's pay-as-you-go price in the US. What a project pays per
 	// slot-hour depends on its edition, region and commitments: the
@@ -64,14 +64,19 @@ const (
 	DefaultSlotHourUSD = 0.06
 )
 
+// usOnDemandPerTiB is the on-demand USD price per TiB of the US
+// multi-region, written once: the EU multi-region and the US regions in the
+// table are billed alike.
+const usOnDemandPerTiB = 6.25
+
 // onDemandPerTiB is the table: lower-case location → USD per TiB.
 var onDemandPerTiB = map[string]float64{
-	"us":          6.25, // US multi-region
-	"eu":          6.25, // EU multi-region
-	"us-central1": 6.25, // Iowa
-	"us-east1":    6.25, // South Carolina
-	"us-east4":    6.25, // Northern Virginia
-	"us-west1":    6.25, // Oregon
+	"us":          usOnDemandPerTiB, // US multi-region
+	"eu":          usOnDemandPerTiB, // EU multi-region
+	"us-central1": usOnDemandPerTiB, // Iowa
+	"us-east1":    usOnDemandPerTiB, // South Carolina
+	"us-east4":    usOnDemandPerTiB, // Northern Virginia
+	"us-west1":    usOnDemandPerTiB, // Oregon
 }
 
 // TablePerTiB is the table's on-demand price for location (any case), and

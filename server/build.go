@@ -333,7 +333,7 @@ type connection struct {
 // credentials when it is unset and they name one.
 func connectBigQuery(ctx context.Context, cfg *Config, runner *resilience.Executor, tel *observability.Telemetry) (*connection, error) {
 	hc, id, err := auth.HTTPClient(ctx, auth.Options{
-		Mode: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource,
+		Auth: cfg.Auth, Base: cfg.Transport, WrapTokenSource: runner.TokenSource,
 		CredentialsFile: cfg.CredentialsFile, ImpersonateServiceAccount: cfg.ImpersonateServiceAccount,
 	})
 	if err != nil {

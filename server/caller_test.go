@@ -62,7 +62,7 @@ func TestResourcesAndCompletionUseTheCallersToken(t *testing.T) {
 	fake := httptest.NewServer(&shopBigQuery{})
 	defer fake.Close()
 	rec := &recordAuth{base: http.DefaultTransport}
-	hc, _, err := auth.HTTPClient(context.Background(), auth.Options{Mode: auth.User, Base: &resilience.Transport{Base: rec}})
+	hc, _, err := auth.HTTPClient(context.Background(), auth.Options{Auth: auth.User, Base: &resilience.Transport{Base: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,8 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,6 +69,32 @@ func TestTokenMode(t *testing.T) {
 				t.Errorf("%q: the answer repeats the credential: %q", tc.header, rec.Body)
 			}
 		}
+	}
+}
+
+// TestTokensFile: --client-tokens-file's tokens, one a line, are accepted
+// beside --client-tokens'; a file that cannot be read stops the start.
+func TestTokensFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(file, []byte("file-token-0123456789\n\n  other-token-0123456789\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	g, err := New(context.Background(), Config{Auth: Token, Tokens: []string{"flag-token-0123456789"}, TokensFile: file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for header, want := range map[string]string{
+		"Bearer flag-token-0123456789":  "token:1",
+		"Bearer file-token-0123456789":  "token:2",
+		"Bearer other-token-0123456789": "token:3",
+	} {
+		if rec := serve(t, g, header); rec.Code != 200 || rec.Body.String() != want {
+			t.Errorf("%q: %d %q, want 200 %q", header, rec.Code, rec.Body, want)
+		}
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := New(context.Background(), Config{Auth: Token, TokensFile: missing}); err == nil || !strings.Contains(err.Error(), "--client-tokens-file") {
+		t.Errorf("a missing tokens file: %v", err)
 	}
 }
 
@@ -252,7 +280,7 @@ func TestOAuthMode(t *testing.T) {
 	}
 	// The access token travels with the caller, for the BigQuery transport.
 	var seen string
-	hc, _, err := auth.HTTPClient(context.Background(), auth.Options{Mode: auth.User, Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+	hc, _, err := auth.HTTPClient(context.Background(), auth.Options{Auth: auth.User, Base: roundTripFunc(func(r *http.Request) (*http.Response, error) {
 		seen = r.Header.Get("Authorization")
 		return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
 	})})
