@@ -36,8 +36,11 @@ type Limits struct {
 	MaxBytes int
 }
 
-// DefaultLimits are the limits when Config leaves them zero.
-var DefaultLimits = Limits{MaxRows: 500, MaxBytes: 9 << 20}
+// The limits when Config leaves them zero.
+const (
+	DefaultMaxRows  = 500
+	DefaultMaxBytes = 9 << 20
+)
 
 // Config configures the service, given once to NewService like every
 // service's Config: what it sends through, and its settings.
@@ -51,7 +54,8 @@ type Config struct {
 	// Datasets, when set, is the allowlist a table's dataset must pass
 	// before any request; nil allows every dataset.
 	Datasets *governance.Allowlist
-	// Limits bound one call; zero fields take DefaultLimits.
+	// Limits bound one call; zero fields take DefaultMaxRows and
+	// DefaultMaxBytes.
 	Limits Limits
 	// Timeout bounds one call, retries included (the write policy sets
 	// none of its own). Zero: one minute.
@@ -71,10 +75,10 @@ type Service struct {
 // NewService returns an insert service configured once by cfg.
 func NewService(cfg Config) *Service {
 	if cfg.Limits.MaxRows <= 0 {
-		cfg.Limits.MaxRows = DefaultLimits.MaxRows
+		cfg.Limits.MaxRows = DefaultMaxRows
 	}
 	if cfg.Limits.MaxBytes <= 0 {
-		cfg.Limits.MaxBytes = DefaultLimits.MaxBytes
+		cfg.Limits.MaxBytes = DefaultMaxBytes
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = time.Minute

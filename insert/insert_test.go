@@ -292,7 +292,7 @@ func TestRowErrorsKeepTheirIndex(t *testing.T) {
 }
 
 func TestLimitsAreCheckedBeforeAnyRequest(t *testing.T) {
-	many := make([]map[string]any, DefaultLimits.MaxRows+1)
+	many := make([]map[string]any, DefaultMaxRows+1)
 	for i := range many {
 		many[i] = map[string]any{"a": json.Number("1")}
 	}
