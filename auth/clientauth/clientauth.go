@@ -111,18 +111,20 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A tokens file that cannot be read stops the start in every mode, as
+	// a mistake in any other setting does.
+	tokens := cfg.Tokens
+	if cfg.TokensFile != "" {
+		data, err := os.ReadFile(cfg.TokensFile)
+		if err != nil {
+			return nil, fmt.Errorf("--client-tokens-file: %w", err)
+		}
+		tokens = append(slices.Clip(tokens), strings.Fields(string(data))...)
+	}
 	switch cfg.Auth {
 	case None, "":
 		g.mode = None
 	case Token:
-		tokens := cfg.Tokens
-		if cfg.TokensFile != "" {
-			data, err := os.ReadFile(cfg.TokensFile)
-			if err != nil {
-				return nil, fmt.Errorf("--client-tokens-file: %w", err)
-			}
-			tokens = append(slices.Clip(tokens), strings.Fields(string(data))...)
-		}
 		if g.verify, err = tokenVerifier(tokens); err != nil {
 			return nil, err
 		}
