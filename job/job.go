@@ -105,7 +105,7 @@ func New(cfg Config) *Runner {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	if cfg.State == nil {
-		cfg.State = governance.NewMemory(governance.NewBudget(0, 0), nil)
+		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 60 * time.Second
