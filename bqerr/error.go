@@ -11,9 +11,11 @@
 package bqerr
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Code is a stable, machine-readable error class. Agents and operators may
@@ -100,6 +102,11 @@ type Details struct {
 	// Attempts is how many times the operation was tried before giving up
 	// (set by the resilience layer when it retried).
 	Attempts int `json:"attempts,omitempty"`
+	// Advice is set on a query refused because of what it would read (the
+	// bytes cap, a budget, a confirmation): short lines, cheapest first,
+	// each a change that would read less and what it would read, with where
+	// the figure came from.
+	Advice []string `json:"advice,omitempty"`
 }
 
 // Location is a position in the SQL text (1-based) and/or BigQuery's location
@@ -166,6 +173,7 @@ func (e *Error) clone() *Error {
 		l := *e.Details.Location
 		c.Details.Location = &l
 	}
+	c.Details.Advice = slices.Clone(e.Details.Advice)
 	return &c
 }
 
@@ -218,16 +226,27 @@ func (e *Error) WithRetryable(retryable bool) *Error {
 	return c
 }
 
+// WithAdvice returns a copy of e that carries cost advice (Details.Advice).
+func (e *Error) WithAdvice(lines []string) *Error {
+	c := e.clone()
+	c.Details.Advice = slices.Clone(lines)
+	return c
+}
+
 // WithAttempts returns a copy of e that records how many attempts were made.
 func (e *Error) WithAttempts(n int) *Error { c := e.clone(); c.Details.Attempts = n; return c }
 
-// JSON returns the agent-facing JSON form.
+// JSON returns the agent-facing JSON form. SQL in it (a query's start,
+// advice's filters) keeps its < > & as they are: escaped they read worse
+// and take six bytes each of the agent's context.
 func (e *Error) JSON() []byte {
-	b, err := json.Marshal(e)
-	if err != nil { // cannot happen: every field is a plain value
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(e); err != nil { // cannot happen: every field is a plain value
 		return []byte(`{"code":"INTERNAL","message":"error could not be encoded","retryable":false,"details":{}}`)
 	}
-	return b
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 // DefaultRetryable says whether errors of a code are worth retrying unchanged

@@ -13,6 +13,7 @@ func TestBuildersNeverMutateTheirReceiver(t *testing.T) {
 	base := func() *Error {
 		e := New(Unavailable, "BigQuery could not be reached").WithRetryAfter(5).WithCause(io.EOF)
 		e.Details.Location = &Location{Line: 2, Column: 3}
+		e.Details.Advice = []string{"filter on day"}
 		return e
 	}
 	builders := map[string]func(*Error) *Error{
@@ -23,6 +24,7 @@ func TestBuildersNeverMutateTheirReceiver(t *testing.T) {
 		"WithRetryAfter": func(e *Error) *Error { return e.WithRetryAfter(60) },
 		"WithRetryable":  func(e *Error) *Error { return e.WithRetryable(false) },
 		"WithAttempts":   func(e *Error) *Error { return e.WithAttempts(4) },
+		"WithAdvice":     func(e *Error) *Error { return e.WithAdvice([]string{"select fewer columns"}) },
 	}
 	for name, build := range builders {
 		t.Run(name, func(t *testing.T) {
@@ -42,6 +44,9 @@ func TestBuildersNeverMutateTheirReceiver(t *testing.T) {
 			// later cannot reach the original either.
 			*got.RetryAfterSeconds = 99
 			got.Details.Location.Line = 99
+			if len(got.Details.Advice) > 0 {
+				got.Details.Advice[0] = "changed"
+			}
 			if string(recv.JSON()) != before {
 				t.Fatalf("copy aliases the receiver: %s", recv.JSON())
 			}

@@ -89,7 +89,8 @@ func reference() string {
 	b.WriteString("| `details.helpUrl` | Documentation for this failure. |\n")
 	b.WriteString("| `details.jobId` | The BigQuery job involved. |\n")
 	b.WriteString("| `details.query` | The start of the SQL, at most 200 characters. |\n")
-	b.WriteString("| `details.attempts` | How many attempts were made when the server retried. |\n\n")
+	b.WriteString("| `details.attempts` | How many attempts were made when the server retried. |\n")
+	b.WriteString("| `details.advice` | On a query refused for what it would read (the bytes cap, a budget, a confirmation): changes that would read less, cheapest first, with their figures and where each came from. |\n\n")
 	b.WriteString("Raw detail (BigQuery's full response, URLs, stacks) goes to the server's stderr log only.\n\n")
 	b.WriteString("| Code | Retryable | When |\n|---|---|---|\n")
 	for _, d := range codeDocs {

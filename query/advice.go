@@ -1,16 +1,25 @@
 package query
 
-// Cost advice (issue 29): for dry_run_sql, concrete changes that would
-// make a query cheaper and what each would read, with figures from
-// BigQuery, never guesses. This first slice covers partitioned and
-// clustered tables.
+// Cost advice (issue 29): concrete changes that would make a query
+// cheaper and what each would read, with figures from BigQuery, never
+// guesses. dry_run_sql answers it; execute_sql (and export_results) adds
+// it, as compact lines (bqerr Details.Advice), to a query refused or asked
+// to confirm for what it would read: the bytes cap, a budget, the
+// confirmation threshold, the export cap.
 //
-// Bounds: at most maxAdviceTables tables per call (the first the dry run
+// Bounds, per call: at most maxAdviceTables tables (the first the dry run
 // lists); their layout comes from the Catalog's cached tables.get; the
 // partitions' sizes from one INFORMATION_SCHEMA.PARTITIONS query per table
 // per partitionSizesTTL, shared by every caller. That query bills
 // BigQuery's 10 MB minimum: it is held and charged to the caller's budget
-// like a job of theirs, and the advice says so.
+// like a job of theirs, and the advice says so. SELECT * on a wide table
+// costs at most maxStarDryRuns more dry runs (free). A refusal's advice
+// is at most maxRefusalAdviceBytes of text.
+//
+// Each figure says how it was obtained (Method): "partition sizes" (the
+// PARTITIONS sizes of the partitions a filter keeps, scaled by the share
+// of the table the query reads: a day window or a run of integer ranges),
+// or "dry run" (a dry run of the rewritten query).
 //
 // "No pruning" is decided from the text: a partitioned table whose
 // partition column (for ingestion time, _PARTITIONTIME or _PARTITIONDATE)
@@ -47,10 +56,26 @@ const (
 	infoSchemaMinBytes = 10 << 20
 	// maxPartitionRows bounds the partitions read (the most recent first).
 	maxPartitionRows = 1000
+	// maxStarDryRuns bounds the dry runs SELECT * advice makes.
+	maxStarDryRuns = 1
+	// wideTableColumns is the width from which SELECT * is advised on.
+	wideTableColumns = 10
+	// maxRefusalAdviceBytes bounds the advice lines of a refusal, so that
+	// the whole answer stays under 2 KB (it counts against the agent's
+	// context).
+	maxRefusalAdviceBytes = 900
+
+	// The figures' methods.
+	methodPartitions = "partition sizes"
+	methodDryRun     = "dry run"
 )
 
-// adviceWindows are the recent spans advised on, in days.
-var adviceWindows = []int{1, 7, 30}
+// adviceWindows are the recent spans advised on, in days; rangeWindows
+// the runs of an integer-range table's highest ranges.
+var (
+	adviceWindows = []int{1, 7, 30}
+	rangeWindows  = []int{1, 10, 100}
+)
 
 // Advice is one change that would make a query cheaper.
 type Advice struct {
@@ -59,6 +84,78 @@ type Advice struct {
 	ReadsBytes int64 `json:"readsBytes,omitempty"`
 	// Method says where the figures come from.
 	Method string `json:"method,omitempty"`
+	// refused marks a fact that makes BigQuery refuse the query: it comes
+	// first.
+	refused bool
+}
+
+// rank orders advice: what BigQuery would refuse first, then the changes
+// with figures, cheapest first, then what has none.
+func (a Advice) rank() int {
+	switch {
+	case a.refused:
+		return 0
+	case a.ReadsBytes > 0:
+		return 1
+	}
+	return 2
+}
+
+// line is a's compact form for a refusal: "change: reads 3.5 MiB [method]".
+func (a Advice) line() string {
+	l := a.Change
+	if a.ReadsBytes > 0 {
+		l += ": reads " + governance.FormatBytes(a.ReadsBytes)
+	}
+	if a.Method != "" {
+		l += " [" + a.Method + "]"
+	}
+	return l
+}
+
+// adviceLines is advice as lines of at most max bytes in all, in order;
+// what does not fit is left out (dry_run_sql lists it all).
+func adviceLines(adv []Advice, max int) []string {
+	var out []string
+	n := 0
+	for _, a := range adv {
+		l := a.line()
+		if n+len(l) > max {
+			break
+		}
+		out, n = append(out, l), n+len(l)
+	}
+	return out
+}
+
+// adviseRefusal adds cost advice to err, an answer that refuses r (or
+// asks to confirm it) for what it would read, from r's dry run (one is
+// made, free, when r had none). err is returned unchanged when there is
+// no advice or it is not such an answer.
+func (s *Service) adviseRefusal(ctx context.Context, r *request, err error) error {
+	need, asking := err.(*ConfirmationRequired)
+	e, refused := bqerr.As(err)
+	if !asking && (!refused || e.Code != bqerr.ResourceExhausted && e.Code != bqerr.PermissionDenied) {
+		return err
+	}
+	plan := r.plan
+	if plan == nil {
+		var derr error
+		if plan, derr = s.dryRun(ctx, r); derr != nil {
+			return err
+		}
+		r.plan = plan
+	}
+	lines := adviceLines(s.advise(ctx, r, plan), maxRefusalAdviceBytes)
+	switch {
+	case len(lines) == 0:
+		return err
+	case asking:
+		c := *need
+		c.Advice = lines
+		return &c
+	}
+	return e.WithAdvice(lines)
 }
 
 // partitionSizes is one table's partitions, the most recent first.
@@ -123,6 +220,15 @@ func (s *Service) advise(ctx context.Context, r *request, plan *dryRunResult) []
 			out = append(out, Advice{Change: fmt.Sprintf("%s is clustered by %s: filters on them (leading first) read less", t, strings.Join(l.Clustering, ", "))})
 		}
 	}
+	if a, ok := s.starAdvice(ctx, r, plan); ok {
+		out = append(out, a)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := out[i].rank(), out[j].rank(); ri != rj {
+			return ri < rj
+		}
+		return out[i].ReadsBytes < out[j].ReadsBytes
+	})
 	return out
 }
 
@@ -135,35 +241,79 @@ func (s *Service) partitionAdvice(ctx context.Context, r *request, t tableRef, p
 		col += " (" + p.ColumnType + ")"
 	}
 	if p.RequireFilter {
-		out = append(out, Advice{Change: fmt.Sprintf("%s requires a filter on %s: BigQuery refuses the query without one", t, col)})
+		out = append(out, Advice{Change: fmt.Sprintf("%s requires a filter on %s: BigQuery refuses the query without one", t, col), refused: true})
 	}
 	head := Advice{Change: fmt.Sprintf("%s is partitioned by %s on %s; the query does not filter on it, so it reads every partition", t, p.Type, col)}
-	if p.Type == "RANGE" {
-		head.Change += fmt.Sprintf("; filter %s to part of [%d, %d) (ranges of %d)", p.Column, p.RangeStart, p.RangeEnd, p.RangeInterval)
-		return append(out, head)
-	}
 	sizes, fresh, why := s.partitionSizes(ctx, r, t)
 	var figures []Advice
 	if sizes != nil && sizes.total > 0 {
 		frac := min(float64(estimate)/float64(sizes.total), 1)
-		now := time.Now().UTC()
-		for _, days := range adviceWindows {
-			figures = append(figures, Advice{
-				Change:     fmt.Sprintf("WHERE %s (last %d day%s)", recentFilter(p, days), days, plural(days)),
-				ReadsBytes: int64(float64(sizes.recent(p.Type, now, days)) * frac),
-			})
+		if p.Type == "RANGE" {
+			figures = rangeFigures(p, sizes, frac)
+		} else {
+			now := time.Now().UTC()
+			for _, days := range adviceWindows {
+				figures = append(figures, Advice{
+					Change:     fmt.Sprintf("WHERE %s (last %d day%s)", recentFilter(p, days), days, plural(days)),
+					ReadsBytes: int64(float64(sizes.recent(p.Type, now, days)) * frac),
+					Method:     methodPartitions,
+				})
+			}
 		}
 		lookup := "it bills BigQuery's 10 MB minimum, counted in your spend"
 		if !fresh {
 			lookup = "cached, no charge this call"
 		}
-		head.Method = fmt.Sprintf("readsBytes: INFORMATION_SCHEMA.PARTITIONS sizes x the %.0f%% of the table this query reads (%s)", frac*100, lookup)
+		head.Method = fmt.Sprintf("%s: INFORMATION_SCHEMA.PARTITIONS sizes x the %.0f%% of the table this query reads (%s)", methodPartitions, frac*100, lookup)
 	} else if why != "" {
 		head.Method = "no figures: " + why
 	}
-	out = append(out, head)
-	sort.SliceStable(figures, func(i, j int) bool { return figures[i].ReadsBytes < figures[j].ReadsBytes })
-	return append(out, figures...)
+	if p.Type == "RANGE" && len(figures) == 0 {
+		head.Change += fmt.Sprintf("; filter %s to part of [%d, %d) (ranges of %d)", p.Column, p.RangeStart, p.RangeEnd, p.RangeInterval)
+	}
+	return append(append(out, head), figures...)
+}
+
+// rangeFigures are what an integer-range table's query reads filtered to
+// its highest 1, 10 and 100 ranges that hold data (a larger run only when
+// it keeps fewer than all of them), from the partitions' sizes scaled by
+// frac.
+func rangeFigures(p *bqtype.PartitionLayout, sizes *partitionSizes, frac float64) []Advice {
+	if p.RangeInterval <= 0 {
+		return nil
+	}
+	type part struct{ start, bytes int64 }
+	var parts []part
+	for i, id := range sizes.ids {
+		if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+			parts = append(parts, part{n, sizes.bytes[i]})
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].start > parts[j].start })
+	hi := parts[0].start + p.RangeInterval
+	var out []Advice
+	for _, k := range rangeWindows {
+		lo := max(hi-int64(k)*p.RangeInterval, p.RangeStart)
+		var sum int64
+		kept := 0
+		for _, pt := range parts {
+			if pt.start >= lo {
+				sum, kept = sum+pt.bytes, kept+1
+			}
+		}
+		out = append(out, Advice{
+			Change:     fmt.Sprintf("WHERE %s >= %d AND %s < %d (highest %d range%s)", p.Column, lo, p.Column, hi, k, plural(k)),
+			ReadsBytes: int64(float64(sum) * frac),
+			Method:     methodPartitions,
+		})
+		if kept == len(parts) || lo == p.RangeStart {
+			break
+		}
+	}
+	return out
 }
 
 func plural(n int) string {
@@ -257,7 +407,9 @@ func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef) (
 	}
 	useLegacy := false
 	req := &bq.QueryRequest{
-		Query:           "SELECT partition_id, total_logical_bytes FROM `" + t.project + "." + t.dataset + ".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @t ORDER BY partition_id DESC",
+		// Newest first: time partition IDs are numbers too (20240131), and
+		// an integer range's sort as numbers, not text.
+		Query:           "SELECT partition_id, total_logical_bytes FROM `" + t.project + "." + t.dataset + ".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @t ORDER BY SAFE_CAST(partition_id AS INT64) DESC NULLS LAST",
 		UseLegacySql:    &useLegacy,
 		ParameterMode:   "NAMED",
 		QueryParameters: []*bq.QueryParameter{{Name: "t", ParameterType: &bq.QueryParameterType{Type: "STRING"}, ParameterValue: &bq.QueryParameterValue{Value: t.table}}},

@@ -24,10 +24,15 @@ import (
 type partitionBigQuery struct {
 	t     *testing.T
 	bytes map[string]int64
+	// partitions, when set, replaces the 60 day partitions.
+	partitions map[string]int64
+	// wide, when set, is the result schema of every dry run.
+	wide *bq.TableSchema
 
 	mu      sync.Mutex
 	lookups int
 	jobs    int
+	dryRuns []string
 }
 
 const partitionMiB = 1 << 20
@@ -37,11 +42,19 @@ func (f *partitionBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
 		var job bq.Job
 		_ = json.NewDecoder(r.Body).Decode(&job)
-		n := f.bytes[job.Configuration.Query.Query]
+		sql := job.Configuration.Query.Query
+		f.mu.Lock()
+		f.dryRuns = append(f.dryRuns, sql)
+		f.mu.Unlock()
+		n, known := f.bytes[sql]
+		if !known {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalidQuery", "no plan for this text"))
+			return
+		}
 		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
 		job.Status = &bq.JobStatus{State: "DONE"}
 		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: n, Query: &bq.JobStatistics2{
-			StatementType: "SELECT", TotalBytesProcessed: n, ReferencedTables: tableRefs([]string{"p.sales.events"}),
+			StatementType: "SELECT", TotalBytesProcessed: n, ReferencedTables: tableRefs([]string{"p.sales.events"}), Schema: f.wide,
 		}}
 		writeJSON(w, http.StatusOK, &job)
 	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/queries":
@@ -56,14 +69,21 @@ func (f *partitionBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			var rows []*bq.TableRow
 			day := time.Now().UTC()
-			for i := 0; i < 60; i++ {
+			for i := 0; i < 60 && f.partitions == nil; i++ {
 				id := day.AddDate(0, 0, -i).Format("20060102")
 				rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.Itoa(partitionMiB)}}})
+			}
+			for id, n := range f.partitions {
+				rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.FormatInt(n, 10)}}})
 			}
 			writeJSON(w, http.StatusOK, &bq.QueryResponse{
 				JobReference: &bq.JobReference{ProjectId: "p", JobId: "lookup", Location: "US"},
 				JobComplete:  true, TotalRows: 60, Rows: rows, TotalBytesProcessed: 1 << 16, TotalBytesBilled: 10 << 20,
 			})
+			return
+		}
+		if req.MaximumBytesBilled > 0 && f.bytes[req.Query] > req.MaximumBytesBilled {
+			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "bytesBilledLimitExceeded", "Query exceeded limit for bytes billed: 10485760. 31457280 or higher required."))
 			return
 		}
 		f.jobs++

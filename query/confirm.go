@@ -45,14 +45,21 @@ type ConfirmationRequired struct {
 	CostUSD   float64
 	Price     cost.Price
 	Threshold int64
+	// Advice is what would read less (advice.go), as compact lines.
+	Advice []string
 }
 
 func (c *ConfirmationRequired) Error() string { return c.Message() }
 
-// Message is what the user is asked.
+// Message is what the user is asked, with the cheapest change that would
+// read less when there is advice.
 func (c *ConfirmationRequired) Message() string {
-	return fmt.Sprintf("Run a BigQuery query that will process about %s (%s)? This server asks before any query above %s.",
+	m := fmt.Sprintf("Run a BigQuery query that will process about %s (%s)? This server asks before any query above %s.",
 		governance.FormatBytes(c.Bytes), c.costText(), governance.FormatBytes(c.Threshold))
+	if len(c.Advice) > 0 {
+		m += " To read less: " + c.Advice[0] + "."
+	}
+	return m
 }
 
 // costText is the estimate's cost and its price, as a person reads them:
@@ -70,7 +77,8 @@ func (c *ConfirmationRequired) AsError() *bqerr.Error {
 	return bqerr.Newf(bqerr.ResourceExhausted, "the query would process about %s (%s), above this server's confirmation threshold of %s, and this client cannot ask the user to confirm",
 		governance.FormatBytes(c.Bytes), c.costText(), governance.FormatBytes(c.Threshold)).
 		WithRetryable(false).
-		WithHint("Read less (select only the needed columns, filter on the partition column) to get under the threshold, or use a client that supports MCP elicitation so the user can approve it.")
+		WithHint("Read less (select only the needed columns, filter on the partition column) to get under the threshold, or use a client that supports MCP elicitation so the user can approve it.").
+		WithAdvice(c.Advice)
 }
 
 // confirm asks for the user's approval of a query estimated to process

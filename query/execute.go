@@ -108,6 +108,9 @@ type request struct {
 	// its cost is settled (settle.go, package job), with what the list of
 	// last jobs will say of it.
 	charge job.Charge
+	// plan is the preflight's dry run, when it made one: cost advice for a
+	// refusal reads it (advice.go).
+	plan *dryRunResult
 	// throughView is set when the dataset allowlist let the query through
 	// without every table it reads in an allowed dataset (an authorized
 	// view): its job's error text is withheld (job.Access.Withheld).
@@ -220,7 +223,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	p, err := jobs.Query(ctx, op, req, until)
 	if err != nil {
 		ref := jobs.Recover(ctx, op, req)
-		err = s.fail(ctx, err, r, ref)
+		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, ref))
 		if ref.ID == "" {
 			// No job is known to have started: BigQuery refused the
 			// query, or never answered (see docs/governance.md).
@@ -233,7 +236,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	}
 	jobs.Own(ctx, p.Job, r.charge, r.throughView)
 	if p, err = jobs.Await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
-		err = s.fail(ctx, err, r, p.Job)
+		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, p.Job))
 		jobs.SettleFromJob(ctx, p.Job, r.charge)
 		return nil, err
 	}
@@ -271,6 +274,16 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	}
 	out.DurationMs = time.Since(start).Milliseconds()
 	return out, nil
+}
+
+// adviseOverCap adds cost advice to BigQuery's refusal of a job that
+// would bill more than its maximumBytesBilled (bytesBilledLimitExceeded:
+// nothing was billed).
+func (s *Service) adviseOverCap(ctx context.Context, r *request, err error) error {
+	if e, ok := bqerr.As(err); !ok || e.Details.Reason != "bytesBilledLimitExceeded" || ctx.Err() != nil {
+		return err
+	}
+	return s.adviseRefusal(ctx, r, err)
 }
 
 // operation picks the policy a statement's job runs under. On a server

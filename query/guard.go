@@ -53,6 +53,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	if err != nil {
 		return s.fail(ctx, err, r, job.Ref{})
 	}
+	r.plan = stats
 	v = verdict{statementType: stats.StatementType}
 	if err := s.checkStatementType(r, v.statementType); err != nil {
 		return err
@@ -68,7 +69,7 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	// learn.
 	if r.checkEstimate != nil {
 		if err := r.checkEstimate(stats.TotalBytesProcessed); err != nil {
-			return err
+			return s.adviseRefusal(ctx, r, err)
 		}
 	}
 	if !budgeted {
@@ -77,11 +78,11 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 	// The estimate is held, not only checked, so that calls running at
 	// once cannot all spend what is left (settle.go).
 	if err := s.reserve(ctx, r, stats.TotalBytesProcessed); err != nil {
-		return err
+		return s.adviseRefusal(ctx, r, err)
 	}
 	if err := s.confirm(ctx, stats.TotalBytesProcessed, r.location); err != nil {
 		s.release(ctx, r)
-		return err
+		return s.adviseRefusal(ctx, r, err)
 	}
 	return nil
 }
