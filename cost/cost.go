@@ -154,6 +154,19 @@ func (p Price) Job(bytesBilled, slotMs int64, haveSlotMs bool) (usd float64, ok 
 	return p.FromBytes(bytesBilled)
 }
 
+// MicroUSD is Job in millionths of a dollar, unrounded: what a dollar
+// budget (--max-usd-per-day) counts, where the cent's hundredth Job rounds
+// to would lose the 10 MB lookups.
+func (p Price) MicroUSD(bytesBilled, slotMs int64, haveSlotMs bool) (int64, bool) {
+	if p.Billing == Editions {
+		if !haveSlotMs {
+			return 0, false
+		}
+		return int64(math.Ceil(float64(max(slotMs, 0)) / msPerHour * p.SlotHourUSD * 1e6)), true
+	}
+	return int64(math.Ceil(float64(max(bytesBilled, 0)) / tib * p.PerTiBUSD * 1e6)), true
+}
+
 // String is the price as a person reads it, with its source: "$6.25/TiB on
 // demand in US [table 2026-11]".
 func (p Price) String() string {

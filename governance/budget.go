@@ -2,6 +2,8 @@ package governance
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -25,7 +27,9 @@ import (
 // for a ledger that counts without limits (the usage tool).
 type Budget struct {
 	limits Limits
-	now    func() time.Time
+	// usd is the dollar budget per day (WithUSDPerDay).
+	usd USDLimit
+	now func() time.Time
 
 	mu       sync.Mutex
 	accounts map[string]*account
@@ -46,6 +50,8 @@ type account struct {
 	dayOf    string
 	seen     time.Time
 	reserved int64
+	// reservedMicroUSD is what running jobs hold of the dollar budget.
+	reservedMicroUSD int64
 	// recent is the last settled jobs (Recent).
 	recent recentJobs
 }
@@ -54,6 +60,7 @@ type account struct {
 type reservation struct {
 	principal string
 	bytes     int64
+	microUSD  int64
 }
 
 // Usage is what a principal's jobs cost.
@@ -61,9 +68,90 @@ type Usage struct {
 	Jobs           int64 `json:"jobs"`
 	BytesProcessed int64 `json:"bytesProcessed"`
 	BytesBilled    int64 `json:"bytesBilled"`
+	// MicroUSD is what the jobs cost in millionths of a dollar, for the
+	// dollar budget. A settlement that leaves it 0 is priced by the
+	// budget: its Job by USDLimit.Job, else its bytes billed at the hold
+	// price (USDLimit.Price).
+	MicroUSD int64 `json:"-"`
 	// Job, set only on a Settle, is the settled job for the principal's
 	// list of last jobs (RecentJobs); nil adds nothing to it.
 	Job *FinishedJob `json:"-"`
+}
+
+// USDLimit is a dollar budget per principal per UTC day
+// (--max-usd-per-day), kept next to the bytes budgets and enforced the
+// same way: a query holds its estimate, priced, until its job's cost
+// replaces the hold.
+type USDLimit struct {
+	// PerDay is the limit in dollars (Limits.MaxUSDPerDay); zero: none.
+	PerDay float64
+	// Price is what bytes cost in millionths of a dollar: an estimate's
+	// hold, and a settlement's cost when it gives none (the server's
+	// on-demand price at --location). Nil or zero under editions: a hold
+	// then counts no dollars (the cost is known only after the run), and
+	// the limit refuses once the day's spend has reached it.
+	Price func(bytes int64) int64
+	// Job prices a settled job at its own location's price, or its slot
+	// time under editions (ok false: unknown, priced at Price).
+	Job func(j FinishedJob) (microUSD int64, ok bool)
+}
+
+// cost is what a settlement charges the dollar budget (Usage.MicroUSD).
+func (l USDLimit) cost(u Usage) int64 {
+	if u.MicroUSD != 0 {
+		return u.MicroUSD
+	}
+	if u.Job != nil && l.Job != nil {
+		if m, ok := l.Job(*u.Job); ok {
+			return m
+		}
+	}
+	return l.hold(u.BytesBilled)
+}
+
+// perDayMicro is the limit in millionths of a dollar.
+func (l USDLimit) perDayMicro() int64 { return int64(math.Round(l.PerDay * 1e6)) }
+
+// hold prices bytes for a hold or a settlement without a cost.
+func (l USDLimit) hold(bytes int64) int64 {
+	if l.Price == nil || bytes <= 0 {
+		return 0
+	}
+	return l.Price(bytes)
+}
+
+// usdLeft is what may still be spent today under a dollar limit of
+// perDay (micro-USD), after spent and held; -1 without a limit.
+func usdLeft(perDay, spent, held int64) int64 {
+	if perDay <= 0 {
+		return -1
+	}
+	return max(0, perDay-spent-held)
+}
+
+// usdExhausted refuses a query whose priced estimate does not fit what is
+// left of the dollar budget.
+func usdExhausted(need, left, held int64, perDay float64) error {
+	msg := fmt.Sprintf("the query would cost about %s but %s is left of this server's dollar budget", FormatUSD(need), FormatUSD(left))
+	if held > 0 {
+		msg += fmt.Sprintf(" (%s is held by queries still running)", FormatUSD(held))
+	}
+	return bqerr.New(bqerr.ResourceExhausted, msg).WithRetryable(false).WithHint(
+		fmt.Sprintf("The budget is %s per UTC day (see the usage tool). Read less: select only the columns needed, filter on the partition column; dry_run_sql shows the estimate and its advice for free.", FormatUSD(int64(math.Round(perDay*1e6)))))
+}
+
+// FormatUSD prints millionths of a dollar as dollars, to the cent's
+// hundredth.
+func FormatUSD(micro int64) string {
+	return "$" + strconv.FormatFloat(math.Round(float64(micro)/100)/1e4, 'f', -1, 64)
+}
+
+// WithUSDPerDay prices b's dollar budget per principal per UTC day
+// (Limits.MaxUSDPerDay, which sets l.PerDay) and returns b.
+func (b *Budget) WithUSDPerDay(l USDLimit) *Budget {
+	l.PerDay = b.limits.MaxUSDPerDay
+	b.usd = l
+	return b
 }
 
 // NewBudget returns a ledger with the given limits in bytes billed; zero
@@ -75,7 +163,7 @@ func NewBudget(limits Limits) *Budget {
 // Limited reports whether any limit is set: only then must a query's cost be
 // estimated before it runs.
 func (b *Budget) Limited() bool {
-	return b != nil && (b.limits.MaxBytesPerSession > 0 || b.limits.MaxBytesPerDay > 0)
+	return b != nil && (b.limits.MaxBytesPerSession > 0 || b.limits.MaxBytesPerDay > 0 || b.usd.perDayMicro() > 0)
 }
 
 // idleAccount is how long an account nobody used is kept: past a day it
@@ -152,13 +240,25 @@ func (b *Budget) Check(principal string, estimate int64) error {
 	return b.fits(b.account(principal), estimate)
 }
 
-// fits is Check with b.mu held.
+// fits is Check with b.mu held: the bytes limits, then the dollar limit.
 func (b *Budget) fits(a *account, estimate int64) error {
-	left := b.left(a)
-	if estimate <= left {
+	if b.limits.MaxBytesPerSession > 0 || b.limits.MaxBytesPerDay > 0 {
+		if left := b.left(a); estimate > left {
+			return exhausted(estimate, left, a.reserved, b.limits.MaxBytesPerSession, b.limits.MaxBytesPerDay)
+		}
+	}
+	return fitsUSD(b.usd, b.usd.hold(estimate), a.day.MicroUSD, a.reservedMicroUSD)
+}
+
+// fitsUSD refuses a hold of need (micro-USD) that passes what is left of
+// the dollar limit after spent and held, or any query once nothing is
+// left. Memory and Redis state answer by this rule.
+func fitsUSD(l USDLimit, need, spent, held int64) error {
+	left := usdLeft(l.perDayMicro(), spent, held)
+	if left < 0 || (need <= left && left > 0) {
 		return nil
 	}
-	return exhausted(estimate, left, a.reserved, b.limits.MaxBytesPerSession, b.limits.MaxBytesPerDay)
+	return usdExhausted(need, left, held, l.PerDay)
 }
 
 // exhausted is the refusal of an estimate that does not fit: what is
@@ -191,8 +291,10 @@ func (b *Budget) Reserve(principal string, bytes int64) (string, error) {
 	}
 	bytes = max(bytes, 0)
 	id := uuid.NewString()
+	micro := b.usd.hold(bytes)
 	a.reserved += bytes
-	b.reservations[id] = reservation{principal: principal, bytes: bytes}
+	a.reservedMicroUSD += micro
+	b.reservations[id] = reservation{principal: principal, bytes: bytes, microUSD: micro}
 	return id, nil
 }
 
@@ -213,6 +315,8 @@ func (b *Budget) Settle(id string, u Usage) bool {
 	delete(b.reservations, id)
 	a := b.account(r.principal)
 	a.reserved -= r.bytes
+	a.reservedMicroUSD -= r.microUSD
+	u.MicroUSD = b.usd.cost(u)
 	a.charge(u)
 	if u.Job != nil {
 		j := *u.Job
@@ -235,7 +339,9 @@ func (b *Budget) Release(id string) bool {
 		return false
 	}
 	delete(b.reservations, id)
-	b.account(r.principal).reserved -= r.bytes
+	a := b.account(r.principal)
+	a.reserved -= r.bytes
+	a.reservedMicroUSD -= r.microUSD
 	return true
 }
 
@@ -267,6 +373,7 @@ func (a *account) charge(u Usage) {
 		x.Jobs += u.Jobs
 		x.BytesProcessed += u.BytesProcessed
 		x.BytesBilled += u.BytesBilled
+		x.MicroUSD += u.MicroUSD
 	}
 }
 
@@ -282,6 +389,23 @@ type Report struct {
 	Reserved int64 `json:"reservedBytes"`
 	// Left is the most the next queries may be billed (absent: no limit).
 	Left *int64 `json:"leftBytes,omitempty"`
+	// DayLimitUSD is the dollar budget per UTC day (absent: none);
+	// LeftUSD what is left of it after today's jobs, each at its own
+	// price, and what running queries hold.
+	DayLimitUSD float64  `json:"dayLimitUSD,omitempty"`
+	LeftUSD     *float64 `json:"leftUSD,omitempty"`
+	// reservedMicroUSD is what running queries hold of the dollar budget.
+	reservedMicroUSD int64
+}
+
+// withUSD fills r's dollar budget from l, spent today and held (micro-USD).
+func (r *Report) withUSD(l USDLimit, spent, held int64) {
+	left := usdLeft(l.perDayMicro(), spent, held)
+	if left < 0 {
+		return
+	}
+	usd := float64(left) / 1e6
+	r.DayLimitUSD, r.LeftUSD = l.PerDay, &usd
 }
 
 // Report returns principal's spending.
@@ -293,10 +417,11 @@ func (b *Budget) Report(principal string) Report {
 	defer b.mu.Unlock()
 	a := b.account(principal)
 	r := Report{Session: a.session, Today: a.day, SessionLimit: b.limits.MaxBytesPerSession, DayLimit: b.limits.MaxBytesPerDay, Reserved: a.reserved}
-	if b.Limited() {
+	if b.limits.MaxBytesPerSession > 0 || b.limits.MaxBytesPerDay > 0 {
 		left := b.left(a)
 		r.Left = &left
 	}
+	r.withUSD(b.usd, a.day.MicroUSD, a.reservedMicroUSD)
 	return r
 }
 

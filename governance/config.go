@@ -37,8 +37,8 @@ type Config struct {
 	StateFailOpen bool
 }
 
-// Limits bound the bytes billed per caller, in memory (NewBudget) and in
-// Redis (RedisConfig) alike; zero: no limit.
+// Limits bound the bytes billed (and the dollars) per caller, in memory
+// (NewBudget) and in Redis (RedisConfig) alike; zero: no limit.
 type Limits struct {
 	// MaxBytesPerSession (--max-bytes-per-session) is what one caller may
 	// spend: the process on stdio, each principal on http.
@@ -46,4 +46,8 @@ type Limits struct {
 	// MaxBytesPerDay (--max-bytes-per-day) is what one caller may spend
 	// per UTC day.
 	MaxBytesPerDay int64
+	// MaxUSDPerDay (--max-usd-per-day) is what one caller may spend per
+	// UTC day in dollars, priced by the USDLimit the wiring gives
+	// (Budget.WithUSDPerDay, RedisConfig.USD).
+	MaxUSDPerDay float64
 }

@@ -81,6 +81,9 @@ type RedisConfig struct {
 	StatePrefix string
 	// Limits are the limits in bytes billed; zero: none.
 	Limits
+	// USD prices the dollar budget (Limits.MaxUSDPerDay); its PerDay is
+	// set from it.
+	USD USDLimit
 	// StateFailOpen (--state-fail-open) lets queries run while the store
 	// cannot be asked, without a budget check; their jobs are charged when
 	// it answers again (their settlements are kept). By default budgets

@@ -16,7 +16,20 @@ import (
 )
 
 // Limited implements State.
-func (r *Redis) Limited() bool { return r.cfg.MaxBytesPerSession > 0 || r.cfg.MaxBytesPerDay > 0 }
+func (r *Redis) Limited() bool {
+	return r.cfg.MaxBytesPerSession > 0 || r.cfg.MaxBytesPerDay > 0 || r.usd().perDayMicro() > 0
+}
+
+// usd is the dollar budget: RedisConfig.USD with the limit of
+// MaxUSDPerDay.
+func (r *Redis) usd() USDLimit {
+	l := r.cfg.USD
+	l.PerDay = r.cfg.MaxUSDPerDay
+	return l
+}
+
+// limitedBytes reports whether a bytes limit is set.
+func (r *Redis) limitedBytes() bool { return r.cfg.MaxBytesPerSession > 0 || r.cfg.MaxBytesPerDay > 0 }
 
 // principalTag is the hash tag of principal's keys: a digest, so that
 // key names carry no e-mail or token, and one tag so that a step's keys
@@ -87,13 +100,14 @@ func parseReservation(id string) (held bool, tag string, ok bool) {
 const luaCommon = `
 local acct, holds, holdexp, day, ended = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now, dayend, acctttl, endttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local function charge(jobs, proc, billed)
+local function charge(jobs, proc, billed, usd)
   redis.call('HINCRBY', acct, 's_jobs', jobs)
   redis.call('HINCRBY', acct, 's_proc', proc)
   redis.call('HINCRBY', acct, 's_billed', billed)
   redis.call('HINCRBY', day, 'jobs', jobs)
   redis.call('HINCRBY', day, 'proc', proc)
   redis.call('HINCRBY', day, 'billed', billed)
+  if usd > 0 then redis.call('HINCRBY', day, 'usd', usd) end
   redis.call('PEXPIRE', day, math.max(1, dayend - now))
 end
 local function touch()
@@ -102,66 +116,82 @@ local function touch()
   redis.call('PEXPIRE', holdexp, acctttl)
   redis.call('PEXPIRE', ended, acctttl)
 end
-local function unhold(b)
+local function unhold(b, u)
   if redis.call('HINCRBY', acct, 'held', -b) < 0 then redis.call('HSET', acct, 'held', 0) end
+  if u > 0 and redis.call('HINCRBY', acct, 'heldusd', -u) < 0 then redis.call('HSET', acct, 'heldusd', 0) end
+end
+-- hold reads a hold's value: "bytes" or "bytes:micro-USD".
+local function hold(v)
+  local b, u = string.match(v, '^(%-?%d+):?(%d*)$')
+  return tonumber(b) or 0, tonumber(u) or 0
 end
 local function finish(id)
   redis.call('ZADD', ended, now + endttl, id)
 end
--- endhold ends id's hold when there is one and returns its bytes (false
--- when there was none); either way id is remembered as ended.
+-- endhold ends id's hold when there is one and returns its bytes and
+-- micro-USD (false when there was none); either way id is remembered as
+-- ended.
 local function endhold(id)
-  local b = redis.call('HGET', holds, id)
-  if b then
+  local v = redis.call('HGET', holds, id)
+  local b, u
+  if v then
+    b, u = hold(v)
     redis.call('HDEL', holds, id)
-    unhold(tonumber(b))
+    unhold(b, u)
   end
   redis.call('ZREM', holdexp, id)
   finish(id)
-  return b and tonumber(b)
+  return b, u
 end
 local lapsed = redis.call('ZRANGEBYSCORE', holdexp, '-inf', now)
 for _, id in ipairs(lapsed) do
-  local b = endhold(id)
-  if b then charge(1, b, b) end
+  local b, u = endhold(id)
+  if b then charge(1, b, b, u) end
 end
 redis.call('ZREMRANGEBYSCORE', ended, '-inf', now)
 local function num(key, field) return math.max(0, tonumber(redis.call('HGET', key, field) or '0')) end
 `
 
-// reserveScript holds bytes when they fit. ARGV[5] id, [6] bytes, [7] when
-// the hold lapses, [8] per-session limit, [9] per-day limit (0: none). A
-// retry of a reserve that already succeeded finds its hold and succeeds;
-// one whose reservation already ended (released after its answer was
-// lost) holds nothing. Returns {granted, left, held}; left is -1 without
-// limits.
+// reserveScript holds bytes (and their price, micro-USD) when they fit.
+// ARGV[5] id, [6] bytes, [7] when the hold lapses, [8] per-session limit,
+// [9] per-day limit (0: none), [10] the hold's micro-USD, [11] the dollar
+// limit per day in micro-USD (0: none). A retry of a reserve that already
+// succeeded finds its hold and succeeds; one whose reservation already
+// ended (released after its answer was lost) holds nothing. Returns
+// {granted, left, held, usdleft, usdheld}; left and usdleft are -1
+// without their limits. A dollar limit refuses a hold above what is left,
+// and any hold once nothing is (fitsUSD).
 var reserveScript = redis.NewScript(luaCommon + `
 local id, bytes, lapse = ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local persession, perday = tonumber(ARGV[8]), tonumber(ARGV[9])
-local held = num(acct, 'held')
-local left = -1
+local usd, perdayusd = tonumber(ARGV[10]), tonumber(ARGV[11])
+local held, heldusd = num(acct, 'held'), num(acct, 'heldusd')
+local left, usdleft = -1, -1
 if persession > 0 then left = math.max(0, persession - num(acct, 's_billed') - held) end
 if perday > 0 then
   local d = math.max(0, perday - num(day, 'billed') - held)
   if left < 0 or d < left then left = d end
 end
-if redis.call('HEXISTS', holds, id) == 1 then return {1, left, held} end
-if redis.call('ZSCORE', ended, id) then return {0, left, held} end
-if left >= 0 and bytes > left then
+if perdayusd > 0 then usdleft = math.max(0, perdayusd - num(day, 'usd') - heldusd) end
+if redis.call('HEXISTS', holds, id) == 1 then return {1, left, held, usdleft, heldusd} end
+if redis.call('ZSCORE', ended, id) then return {0, left, held, usdleft, heldusd} end
+if (left >= 0 and bytes > left) or (usdleft >= 0 and (usd > usdleft or usdleft == 0)) then
   touch()
-  return {0, left, held}
+  return {0, left, held, usdleft, heldusd}
 end
-redis.call('HSET', holds, id, bytes)
+redis.call('HSET', holds, id, ARGV[6] .. ':' .. ARGV[10])
 redis.call('ZADD', holdexp, lapse, id)
 redis.call('HSET', acct, 'held', held + bytes)
+redis.call('HSET', acct, 'heldusd', heldusd + usd)
 touch()
-return {1, left, held + bytes}
+return {1, left, held + bytes, usdleft, heldusd + usd}
 `)
 
 // settleScript ends a reservation and charges its job, once. ARGV[5] id,
 // [6] jobs, [7] bytes processed, [8] billed, [9] "1" for an unheld
 // reservation, [10] the settled job for the principal's list of last
-// jobs ("" for none), [11] that list's length, [12] its TTL (ms). KEYS[6]
+// jobs ("" for none), [11] that list's length, [12] its TTL (ms), [13]
+// its cost in micro-USD. KEYS[6]
 // is the marker of an unheld reservation (it lives as long as an ended one
 // is remembered), KEYS[7] the list: written in the same step as the
 // charge, so a job is listed once, when it is charged. A held reservation is charged
@@ -177,7 +207,7 @@ elseif redis.call('HEXISTS', holds, id) == 0 and redis.call('ZSCORE', ended, id)
 else
   endhold(id)
 end
-charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]))
+charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[13]))
 touch()
 if ARGV[10] ~= '' then
   redis.call('LPUSH', KEYS[7], ARGV[10])
@@ -199,10 +229,12 @@ return 0
 `)
 
 // readScript returns the session's and the day's jobs, processed and
-// billed, and what is held, after lapsed holds are charged.
+// billed, what is held, and the day's and the held micro-USD, after
+// lapsed holds are charged.
 var readScript = redis.NewScript(luaCommon + `
 return {num(acct, 's_jobs'), num(acct, 's_proc'), num(acct, 's_billed'),
-  num(day, 'jobs'), num(day, 'proc'), num(day, 'billed'), num(acct, 'held')}
+  num(day, 'jobs'), num(day, 'proc'), num(day, 'billed'), num(acct, 'held'),
+  num(day, 'usd'), num(acct, 'heldusd')}
 `)
 
 func (k budgetKeys) list(extra ...string) []string {
@@ -287,11 +319,13 @@ func (r *Redis) Check(ctx context.Context, principal string, estimate int64) err
 		}
 		return unavailable(err)
 	}
-	left := limitsLeft(r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay, u.Session.BytesBilled, u.Today.BytesBilled, u.Reserved)
-	if estimate <= left {
-		return nil
+	if r.limitedBytes() {
+		left := limitsLeft(r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay, u.Session.BytesBilled, u.Today.BytesBilled, u.Reserved)
+		if estimate > left {
+			return exhausted(estimate, left, u.Reserved, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
+		}
 	}
-	return exhausted(estimate, left, u.Reserved, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
+	return fitsUSD(r.usd(), r.usd().hold(estimate), u.Today.MicroUSD, u.reservedMicroUSD)
 }
 
 // Reserve implements State. The reservation's ID is chosen before the
@@ -301,20 +335,22 @@ func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (str
 	tag := principalTag(principal)
 	id := reservationID(true, tag)
 	bytes = max(bytes, 0)
-	var granted, left, held int64
+	micro := r.usd().hold(bytes)
+	var granted, left, held, usdLeft, usdHeld int64
 	sent := false
 	err := r.step(ctx, "reserve", func(ctx context.Context) error {
 		sent = true
 		now := r.now()
 		k := r.keys(tag)
-		res, err := reserveScript.Run(ctx, r.client, k.list(), k.args(now, id, bytes, now.Add(holdTTL).UnixMilli(), r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)...).Int64Slice()
+		res, err := reserveScript.Run(ctx, r.client, k.list(), k.args(now, id, bytes, now.Add(holdTTL).UnixMilli(), r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay,
+			micro, r.usd().perDayMicro())...).Int64Slice()
 		if err != nil {
 			return err
 		}
-		if len(res) != 3 {
+		if len(res) != 5 {
 			return fmt.Errorf("reserve script answered %v", res)
 		}
-		granted, left, held = res[0], res[1], res[2]
+		granted, left, held, usdLeft, usdHeld = res[0], res[1], res[2], res[3], res[4]
 		return nil
 	})
 	if err != nil {
@@ -331,7 +367,10 @@ func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (str
 		return "", unavailable(err)
 	}
 	if granted == 0 {
-		return "", exhausted(bytes, left, held, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
+		if left >= 0 && bytes > left {
+			return "", exhausted(bytes, left, held, r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay)
+		}
+		return "", usdExhausted(micro, max(usdLeft, 0), usdHeld, r.cfg.MaxUSDPerDay)
 	}
 	return id, nil
 }
@@ -343,6 +382,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 	if !ok {
 		return false, nil
 	}
+	u.MicroUSD = r.usd().cost(u)
 	settle := func(ctx context.Context) (bool, error) {
 		var done bool
 		err := r.step(ctx, "settle", func(ctx context.Context) error {
@@ -353,7 +393,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 				unheld = "1"
 			}
 			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.StatePrefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
-				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds())...).Int64()
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds(), u.MicroUSD)...).Int64()
 			done = n == 1
 			return err
 		})
@@ -395,10 +435,11 @@ func (r *Redis) read(ctx context.Context, principal string) (Report, error) {
 		if err != nil {
 			return err
 		}
-		if len(v) != 7 {
+		if len(v) != 9 {
 			return fmt.Errorf("read script answered %v", v)
 		}
-		rep = Report{Session: Usage{Jobs: v[0], BytesProcessed: v[1], BytesBilled: v[2]}, Today: Usage{Jobs: v[3], BytesProcessed: v[4], BytesBilled: v[5]}, Reserved: v[6]}
+		rep = Report{Session: Usage{Jobs: v[0], BytesProcessed: v[1], BytesBilled: v[2]}, Today: Usage{Jobs: v[3], BytesProcessed: v[4], BytesBilled: v[5], MicroUSD: v[7]},
+			Reserved: v[6], reservedMicroUSD: v[8]}
 		return nil
 	})
 	return rep, err
@@ -411,9 +452,10 @@ func (r *Redis) Report(ctx context.Context, principal string) (Report, error) {
 		return Report{}, unavailable(err)
 	}
 	rep.SessionLimit, rep.DayLimit = r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay
-	if r.Limited() {
+	if r.limitedBytes() {
 		left := limitsLeft(r.cfg.MaxBytesPerSession, r.cfg.MaxBytesPerDay, rep.Session.BytesBilled, rep.Today.BytesBilled, rep.Reserved)
 		rep.Left = &left
 	}
+	rep.withUSD(r.usd(), rep.Today.MicroUSD, rep.reservedMicroUSD)
 	return rep, nil
 }

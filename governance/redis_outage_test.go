@@ -374,7 +374,7 @@ func TestRedisEndedReservationHoldsNothing(t *testing.T) {
 	}
 	now := c.Now()
 	k := st.keys(tag)
-	res, err := reserveScript.Run(ctx, st.client, k.list(), k.args(now, id, 100, now.Add(holdTTL).UnixMilli(), 0, 1000)...).Int64Slice()
+	res, err := reserveScript.Run(ctx, st.client, k.list(), k.args(now, id, 100, now.Add(holdTTL).UnixMilli(), 0, 1000, 0, 0)...).Int64Slice()
 	if err != nil || res[0] != 0 {
 		t.Fatalf("late reserve of a released reservation = %v, %v; want it refused", res, err)
 	}

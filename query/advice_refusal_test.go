@@ -52,7 +52,7 @@ func TestOverCapRefusalCarriesAdvice(t *testing.T) {
 func TestBudgetRefusalCarriesAdvice(t *testing.T) {
 	s, _ := newAdviceService(t, false)
 	// 20 MiB a day: the 10 MB lookup fits, the 30 MiB query does not.
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 20<<20), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 20 << 20}), nil)
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
 	e := bqerr.From(err)
 	if err == nil || e.Code != bqerr.ResourceExhausted || !strings.Contains(e.Message, "budget") {
@@ -130,7 +130,7 @@ func TestRangePartitionAdviceHasFiguresForRanges(t *testing.T) {
 	// Sizes total 107 MiB: the query reads 50/107 of each partition.
 	frac := 50.0 / 107
 	want := map[string]int64{
-		"WHERE customer_id >= 990 AND customer_id < 1000 (highest 1 range)": int64(partitionMiB * frac),
+		"WHERE customer_id >= 990 AND customer_id < 1000 (highest 1 range)":   int64(partitionMiB * frac),
 		"WHERE customer_id >= 900 AND customer_id < 1000 (highest 10 ranges)": int64(10 * partitionMiB * frac),
 		"WHERE customer_id >= 0 AND customer_id < 1000 (highest 100 ranges)":  int64(100 * partitionMiB * frac),
 	}

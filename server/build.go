@@ -154,8 +154,8 @@ func (c Config) Validate() error {
 	if c.Cache.TTL < 0 || c.Cache.MaxStale < c.Cache.TTL {
 		problems = append(problems, "cache-ttl must not be negative and cache-max-stale must be at least cache-ttl")
 	}
-	if c.Governance.MaxBytesPerSession < 0 || c.Governance.MaxBytesPerDay < 0 || c.ConfirmAboveBytes < 0 {
-		problems = append(problems, "max-bytes-per-session, max-bytes-per-day and confirm-above-bytes must not be negative")
+	if c.Governance.MaxBytesPerSession < 0 || c.Governance.MaxBytesPerDay < 0 || c.Governance.MaxUSDPerDay < 0 || c.ConfirmAboveBytes < 0 {
+		problems = append(problems, "max-bytes-per-session, max-bytes-per-day, max-usd-per-day and confirm-above-bytes must not be negative")
 	}
 	problems = append(problems, checkToolsets(c.Toolsets, c.ReadOnly, c.AllowWrites)...)
 	problems = append(problems, checkExport(c.Export)...)
