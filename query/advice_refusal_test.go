@@ -206,3 +206,22 @@ func TestSelectStarAdviceNeverGuesses(t *testing.T) {
 		})
 	}
 }
+
+// After a job that a dry run preceded, the answer holds the estimate next
+// to the bytes billed; with no dry run, no estimate.
+func TestExecuteReportsBilledAgainstEstimate(t *testing.T) {
+	const sql = "SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1"
+	s, _ := newAdviceService(t, false)
+	out, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+	if err != nil || out.EstimateBytes != 0 {
+		t.Fatalf("Execute without a dry run = %+v, %v; want no estimate", out, err)
+	}
+	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 1<<30), nil)
+	out, err = s.Execute(context.Background(), ExecuteInput{SQL: sql})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.EstimateBytes != partitionMiB || out.BytesBilled != 1 {
+		t.Errorf("estimate %d, billed %d; want the dry run's %d against the job's 1", out.EstimateBytes, out.BytesBilled, partitionMiB)
+	}
+}

@@ -77,6 +77,10 @@ type ExecuteOutput struct {
 	CostUSD *float64    `json:"costUSD,omitempty" jsonschema:"What the job cost at price: bytesBilled on demand, slotMs under editions billing. Absent while unknown."`
 	SlotMs  int64       `json:"slotMs,omitempty" jsonschema:"The job's slot-milliseconds (totalSlotMs), when BigQuery gave them."`
 	Price   *cost.Price `json:"price,omitempty" jsonschema:"The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source."`
+	// EstimateBytes is the dry run's estimate, when one preceded the job
+	// (a budget, a confirmation or the allowlist needed it): bytesBilled
+	// against it shows what clustering (or the cache) saved.
+	EstimateBytes int64 `json:"estimateBytes,omitempty" jsonschema:"The dry-run estimate, when one preceded the job: compare bytesBilled (clustering and the cache bill less)."`
 	// AffectedRows is the number of rows a DML statement changed.
 	AffectedRows *int64 `json:"affectedRows,omitempty"`
 	DurationMs   int64  `json:"durationMs"`
@@ -268,6 +272,9 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		return nil, s.fail(ctx, err, r, p.Job)
 	}
 	s.addStats(out, p, statementType(r.sql, p))
+	if r.plan != nil {
+		out.EstimateBytes = r.plan.TotalBytesProcessed
+	}
 	s.cutHint(out)
 	if s.hooks.JobDone != nil {
 		s.hooks.JobDone(ctx, out.StatementType, out.BytesProcessed, out.BytesBilled, out.CacheHit)

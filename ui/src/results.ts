@@ -60,6 +60,8 @@ export interface ExecuteSQLResult {
     slotHourUSD?: number;
     source: string;
   };
+  // The dry-run estimate, when one preceded the job: compare bytesBilled (clustering and the cache bill less).
+  estimateBytes?: number;
   affectedRows?: number;
   durationMs: number;
   incomplete?: boolean;
@@ -105,6 +107,8 @@ export interface GetQueryResultsResult {
     slotHourUSD?: number;
     source: string;
   };
+  // The dry-run estimate, when one preceded the job: compare bytesBilled (clustering and the cache bill less).
+  estimateBytes?: number;
   affectedRows?: number;
   durationMs: number;
   incomplete?: boolean;
