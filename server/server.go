@@ -137,7 +137,7 @@ func runTools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{ToolsetQuery, newTool(&mcp.Tool{
 			Name:        "dry_run_sql",
-			Description: `Check SQL without running it (free): bytes and USD estimate, result schema, whether execute_sql accepts it.`,
+			Description: `Free check: bytes, USD, result schema, whether execute_sql accepts it, advice to read less.`,
 			Annotations: readOnly("Dry-run SQL"),
 		}, func(ctx context.Context, in query.DryRunInput) (*query.DryRunOutput, error) {
 			return svc.Query.DryRun(ctx, in)
@@ -158,7 +158,7 @@ func runTools(svc Services, allowWrites bool) []listedTool {
 		})},
 		{alwaysOn, newTool(&mcp.Tool{
 			Name:        "usage",
-			Description: `Your jobs, bytes billed/held, cost, budget left.`,
+			Description: `Your jobs, bytes billed/held, USD, budgets left.`,
 			Annotations: readOnly("Usage"),
 		}, func(ctx context.Context, in query.UsageInput) (*query.UsageOutput, error) {
 			return svc.Query.Usage(ctx, in)
@@ -231,9 +231,9 @@ func wholeResult(cfg Config) func(jobID, location string) string {
 func executeDescription(allowWrites bool) string {
 	mode := `Read-only: one SELECT (or WITH … SELECT) only.`
 	if allowWrites {
-		mode = `Writes allowed: DML, DDL and scripts run as given; check them with dry_run_sql first.`
+		mode = `Writes allowed: DML, DDL, scripts run as given.`
 	}
-	return `Run GoogleSQL. Rows are arrays in schema order (format objects for maps); big INT64/NUMERIC are strings. Parameters: {"name":"d","type":"DATE","value":"2024-01-01"} used as @d. Capped by maxRows and bytes; if truncated, get_query_results from nextStartIndex. ` + mode
+	return `Run GoogleSQL. Rows are arrays in schema order (format objects for maps); big INT64/NUMERIC are strings. Parameters: {"name":"d","type":"DATE","value":"2024-01-01"} used as @d. Capped by maxRows and bytes; if truncated, get_query_results from nextStartIndex. Dry-run costly SQL; follow its advice. ` + mode
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {

@@ -145,7 +145,7 @@ var guidance = []struct {
 	{[]string{"list_datasets", "list_tables", "search_columns", "get_table_schema", "preview_table"},
 		"Explore first: list_datasets, list_tables or search_columns, then get_table_schema for exact column names and types, preview_table (free) for sample rows."},
 	{[]string{"dry_run_sql", "execute_sql"},
-		"Check cost with dry_run_sql before running a large query with execute_sql. Pass values as typed @name parameters instead of pasting them into SQL."},
+		"Dry-run any query that may be expensive with dry_run_sql before execute_sql, and follow its advice (a partition filter, fewer columns): each figure says how BigQuery measured it. A query refused or held for its cost carries the same advice in details.advice. Pass values as typed @name parameters instead of pasting them into SQL."},
 	{[]string{"export_results"},
 		"When the user needs a whole result (a file, a table), use export_results: it writes every row and returns a link, not rows."},
 	{nil, "Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next."},
