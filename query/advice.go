@@ -80,8 +80,9 @@ var (
 // Advice is one change that would make a query cheaper.
 type Advice struct {
 	Change string `json:"change"`
-	// ReadsBytes is what the query would read with Change, when measured.
-	ReadsBytes int64 `json:"readsBytes,omitempty"`
+	// ReadsBytes is what the query would read with Change, when measured
+	// (0 is a figure too: a filter that keeps no partition).
+	ReadsBytes *int64 `json:"readsBytes,omitempty"`
 	// Method says where the figures come from.
 	Method string `json:"method,omitempty"`
 	// refused marks a fact that makes BigQuery refuse the query: it comes
@@ -95,17 +96,28 @@ func (a Advice) rank() int {
 	switch {
 	case a.refused:
 		return 0
-	case a.ReadsBytes > 0:
+	case a.ReadsBytes != nil:
 		return 1
 	}
 	return 2
 }
 
+// reads is ReadsBytes, 0 when not measured.
+func (a Advice) reads() int64 {
+	if a.ReadsBytes == nil {
+		return 0
+	}
+	return *a.ReadsBytes
+}
+
+// measured is a figure for ReadsBytes.
+func measured(n int64) *int64 { return &n }
+
 // line is a's compact form for a refusal: "change: reads 3.5 MiB [method]".
 func (a Advice) line() string {
 	l := a.Change
-	if a.ReadsBytes > 0 {
-		l += ": reads " + governance.FormatBytes(a.ReadsBytes)
+	if a.ReadsBytes != nil {
+		l += ": reads " + governance.FormatBytes(*a.ReadsBytes)
 	}
 	if a.Method != "" {
 		l += " [" + a.Method + "]"
@@ -227,7 +239,7 @@ func (s *Service) advise(ctx context.Context, r *request, plan *dryRunResult) []
 		if ri, rj := out[i].rank(), out[j].rank(); ri != rj {
 			return ri < rj
 		}
-		return out[i].ReadsBytes < out[j].ReadsBytes
+		return out[i].reads() < out[j].reads()
 	})
 	return out
 }
@@ -255,7 +267,7 @@ func (s *Service) partitionAdvice(ctx context.Context, r *request, t tableRef, p
 			for _, days := range adviceWindows {
 				figures = append(figures, Advice{
 					Change:     fmt.Sprintf("WHERE %s (last %d day%s)", recentFilter(p, days), days, plural(days)),
-					ReadsBytes: int64(float64(sizes.recent(p.Type, now, days)) * frac),
+					ReadsBytes: measured(int64(float64(sizes.recent(p.Type, now, days)) * frac)),
 					Method:     methodPartitions,
 				})
 			}
@@ -306,7 +318,7 @@ func rangeFigures(p *bqtype.PartitionLayout, sizes *partitionSizes, frac float64
 		}
 		out = append(out, Advice{
 			Change:     fmt.Sprintf("WHERE %s >= %d AND %s < %d (highest %d range%s)", p.Column, lo, p.Column, hi, k, plural(k)),
-			ReadsBytes: int64(float64(sum) * frac),
+			ReadsBytes: measured(int64(float64(sum) * frac)),
 			Method:     methodPartitions,
 		})
 		if kept == len(parts) || lo == p.RangeStart {

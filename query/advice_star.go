@@ -59,7 +59,7 @@ func (s *Service) starAdvice(ctx context.Context, r *request, plan *dryRunResult
 	}
 	return Advice{
 		Change:     fmt.Sprintf("SELECT * reads all %d columns; name only the ones you need (SELECT %s … reads the least)", len(plan.Schema), shortList(cols, 3)),
-		ReadsBytes: got.TotalBytesProcessed,
+		ReadsBytes: measured(got.TotalBytesProcessed),
 		Method:     methodDryRun,
 	}, true
 }

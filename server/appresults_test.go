@@ -76,7 +76,7 @@ func appResultTypes() (string, error) {
 		specs[s.tool.Name] = s.toolSpec
 	}
 	var byTool strings.Builder
-	for _, name := range appTools {
+	for _, name := range slices.Concat(appTools, appCalls) {
 		s, ok := specs[name]
 		if !ok {
 			return "", fmt.Errorf("the app shows %s, which is not a tool", name)

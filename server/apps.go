@@ -20,9 +20,12 @@ import (
 )
 
 // appTools are the tools whose results the app shows; appViews says how
-// (docs/tools.md).
+// (docs/tools.md). appCalls are the tools it calls for what it shows
+// beside a result (the cost card's spend), not linked to it: their result
+// types are generated too.
 var (
 	appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql"}
+	appCalls = []string{"usage"}
 	appViews = map[string]string{
 		"execute_sql":       "the rows as a sortable table with types, job, bytes, cost and cache, a line or bar chart when a date/time or text column comes with numbers, Load more when the result was cut",
 		"get_query_results": "the same table as execute_sql",

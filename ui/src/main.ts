@@ -7,11 +7,7 @@ import { App, applyDocumentTheme, applyHostStyleVariables, type McpUiHostContext
 import { chart, plan } from "./chart";
 import { ago, bytes, count, delimited, duration, h, usd } from "./format";
 import { ResultTable, tree } from "./table";
-import { type Column, type DryRunSQLResult, type GetTableSchemaResult, type Rows, type ToolResults, typeName } from "./types";
-
-// The on-demand price BigQuery lists, for the cost of a query that ran; a
-// dry run reports the server's own price.
-const PRICE_PER_TIB = 6.25;
+import { type Column, type DryRunSQLResult, type GetTableSchemaResult, type Price, type Rows, type ToolResults, typeName } from "./types";
 
 // Why a page was cut, by truncatedBy.
 const WHY: Record<string, string> = {
@@ -134,8 +130,9 @@ function resultView(res: Rows) {
     const items: (HTMLElement | null)[] = [
       stat("Rows", shown),
       res.bytesProcessed !== undefined ? stat("Processed", bytes(res.bytesProcessed)) : null,
+      res.estimateBytes ? stat("Estimate", bytes(res.estimateBytes)) : null,
       billed !== undefined ? stat("Billed", bytes(billed)) : null,
-      billed !== undefined ? stat("Cost", cost(billed)) : null,
+      res.costUSD !== undefined && res.costUSD !== null ? stat("Cost", usd(res.costUSD)) : null,
       res.cacheHit !== undefined ? stat("Cache", res.cacheHit ? "hit" : "miss") : null,
       res.durationMs !== undefined ? stat("Duration", duration(res.durationMs)) : null,
       res.location ? stat("Location", res.location) : null,
@@ -224,10 +221,17 @@ function resultView(res: Rows) {
   update();
 }
 
-// cost is what billed bytes cost on demand, at the listed price.
-function cost(billed: number): string {
-  const c = (billed / 2 ** 40) * PRICE_PER_TIB;
-  return c < 0.01 ? usd(c) : `≈ ${usd(c)}`;
+// priceText is the server's price as a person reads it, with its source:
+// "$6.25/TiB on demand in US [table 2026-11]".
+function priceText(p: Price | undefined): string {
+  if (!p) return "";
+  const where = p.location ? ` in ${p.location}` : "";
+  return p.billing === "editions" ? `$${p.slotHourUSD}/slot-hour under editions${where} [${p.source}]` : `$${p.perTiBUSD}/TiB on demand${where} [${p.source}]`;
+}
+
+// atPrice is what bytes cost at an on-demand price, "" under editions.
+function atPrice(n: number, p: Price | undefined): string {
+  return p?.perTiBUSD ? ` (${usd((n / 2 ** 40) * p.perTiBUSD)})` : "";
 }
 
 // runningView stands in for a query still running when the call's wait
@@ -340,17 +344,45 @@ function schemaView(s: GetTableSchemaResult) {
 function costView(d: DryRunSQLResult) {
   const verdict = !d.valid ? ["bad", "The query is not valid."] : d.wouldExecute ? ["ok", "execute_sql would run it."] : ["bad", "execute_sql would refuse it."];
   const confirm = /confirm/i.test(d.note ?? "");
+  const spend = h("section", { class: "spend", "aria-label": "Your spend" }, h("p", { class: "muted" }, "Your spend: loading…"));
+  const headline = d.price?.billing === "editions" ? "cost after the run" : usd(d.estimatedCostUSD);
   root.replaceChildren(
     h("section", { class: "cost" },
-      h("div", { class: "big" }, h("span", { class: "usd" }, usd(d.estimatedCostUSD)), h("span", { class: "muted" }, ` to process ${bytes(d.bytesProcessed)} at $${d.pricePerTiBUSD}/TiB`)),
+      h("div", { class: "big" }, h("span", { class: "usd" }, headline), h("span", { class: "muted" }, ` to process ${bytes(d.bytesProcessed)} at ${priceText(d.price)}`)),
       h("dl", { class: "stats" }, stat("Statement", d.statementType || "–"), stat("Bytes", count(d.bytesProcessed)), d.location ? stat("Location", d.location) : stat("Location", "–"),
         stat("Confirmation", confirm ? "required" : "not needed", confirm ? "warn" : undefined)),
       h("p", { class: `verdict ${verdict[0]}` }, verdict[1]),
+      d.advice?.length ? h("div", { class: "advice" }, h("h2", null, "To read less"),
+        h("ul", null, ...d.advice.map((a) => h("li", null, h("code", null, a.change),
+          a.readsBytes !== undefined ? h("span", { class: "reads" }, ` reads ${bytes(a.readsBytes)}${atPrice(a.readsBytes, d.price)}`) : null,
+          a.method ? h("span", { class: "muted method" }, ` · ${a.method}`) : null)))) : null,
       d.referencedTables?.length ? h("div", null, h("h2", null, "Tables read"), h("ul", { class: "tables" }, ...d.referencedTables.map((t) => h("li", null, t)))) : null,
       d.note ? h("p", { class: "muted note" }, d.note) : null,
+      spend,
       d.schema?.length ? h("details", null, h("summary", null, `Result columns (${d.schema.length}${d.schemaTruncated ? "+" : ""})`), columnTree(d.schema)) : null,
     ),
   );
+  void showSpend(spend);
+}
+
+// showSpend fills the cost card's spend from the usage tool: what the
+// caller spent today and what is left of the budgets.
+async function showSpend(box: HTMLElement) {
+  try {
+    const r = await app.callServerTool({ name: "usage", arguments: {} });
+    const u = r.structuredContent as ToolResults["usage"] | undefined;
+    if (r.isError || !u) throw new Error("usage answered no report");
+    const left = [
+      u.leftBytes !== undefined ? `${bytes(u.leftBytes)} of the bytes budget` : "",
+      u.leftUSD !== undefined ? `${usd(u.leftUSD)} of ${usd(u.dayLimitUSD)} a day` : "",
+    ].filter(Boolean);
+    box.replaceChildren(h("h2", null, "Your spend today"),
+      h("dl", { class: "stats" }, stat("Jobs", count(u.today.jobs)), stat("Billed", bytes(u.today.bytesBilled)), stat("Cost", usd(u.todayCostUSD)),
+        stat("Left", left.length ? left.join(", ") : "no budget")),
+      h("p", { class: "muted note" }, `At ${priceText(u.price)}; ${u.scope}.`));
+  } catch (e) {
+    box.replaceChildren(h("p", { class: "muted" }, `Your spend could not be read: ${String(e)}`));
+  }
 }
 
 void app.connect().then(() => theme(app.getHostContext()));

@@ -208,6 +208,50 @@ export interface DryRunSQLResult {
   }[];
 }
 
+// usage's result.
+export interface UsageResult {
+  session: {
+    jobs: number;
+    bytesProcessed: number;
+    bytesBilled: number;
+  };
+  today: {
+    jobs: number;
+    bytesProcessed: number;
+    bytesBilled: number;
+  };
+  sessionLimitBytes?: number;
+  dayLimitBytes?: number;
+  reservedBytes: number;
+  leftBytes?: number;
+  dayLimitUSD?: number;
+  leftUSD?: number;
+  sessionCostUSD: number;
+  todayCostUSD: number;
+  pricePerTiBUSD: number;
+  // The price the costs are at: billing, location (the server's --location; absent when it has none), perTiBUSD or slotHourUSD, and source.
+  price: {
+    billing: string;
+    location?: string;
+    perTiBUSD?: number;
+    slotHourUSD?: number;
+    source: string;
+  };
+  note?: string;
+  scope: string;
+  // The caller's last jobs (at most 10, newest first, the last 24 hours), each priced at its own location.
+  lastJobs?: {
+    at: string;
+    tool?: string;
+    statement?: string;
+    bytesBilled: number;
+    costUSD?: number;
+    cacheHit?: boolean;
+    durationMs: number;
+    jobId: string;
+  }[];
+}
+
 // The result of each tool the app shows, by the tool's name.
 export interface ToolResults {
   execute_sql: ExecuteSQLResult;
@@ -215,4 +259,5 @@ export interface ToolResults {
   preview_table: PreviewTableResult;
   get_table_schema: GetTableSchemaResult;
   dry_run_sql: DryRunSQLResult;
+  usage: UsageResult;
 }

@@ -2,9 +2,12 @@
 // output schema (results.ts, checked by server's TestAppResultTypes); what
 // is written here is built from them.
 
-import type { Column, ExecuteSQLResult, GetQueryResultsResult, PreviewTableResult } from "./results";
+import type { Column, DryRunSQLResult, ExecuteSQLResult, GetQueryResultsResult, PreviewTableResult } from "./results";
 
 export type { Column, DryRunSQLResult, GetTableSchemaResult, ToolResults } from "./results";
+
+// The price a cost was computed at, with its source.
+export type Price = DryRunSQLResult["price"];
 
 // A value the server shortened to keep a page within its size limit.
 export type CutCell = NonNullable<ExecuteSQLResult["cutCells"]>[number];
