@@ -261,9 +261,13 @@ func TestAppInBrowser(t *testing.T) {
 		b.load(t, "dry_run_sql", "light")
 		b.run(t, "dry_run_sql", map[string]any{"sql": "SELECT order_id FROM shop.orders"})
 		b.waitApp(t, `document.querySelector(".cost .usd") !== null`)
+		// The caller's spend comes from the usage tool, after the card.
+		b.waitApp(t, `document.querySelector(".cost .spend h2") !== null`)
 		var card string
 		b.evalApp(t, `document.querySelector(".cost").textContent`, &card)
-		if !strings.Contains(card, "$") || !strings.Contains(card, "execute_sql would run it") {
+		// The server's price and its source, not a figure of the app's.
+		if !strings.Contains(card, "$") || !strings.Contains(card, "execute_sql would run it") ||
+			!strings.Contains(card, "/TiB on demand") || !strings.Contains(card, "Your spend today") {
 			t.Errorf("cost card reads %q", card)
 		}
 		b.screenshot(t, filepath.Join(shots, "cost.png"))

@@ -4,7 +4,8 @@
 // cached schema reads, start-up time and memory, a large read's peak memory,
 // the query latency again behind a proxy that adds a fixed delay to every
 // BigQuery request, and export_results (Parquet, CSV) against paging the
-// same result with getQueryResults. docs/performance.md records a run.
+// same result with getQueryResults, and what cost advice adds to a dry run.
+// docs/performance.md records a run.
 //
 // The emulator slows down as jobs pile up, so the two sides of every
 // comparison are interleaved call by call; ratios, not absolute times, are
@@ -35,7 +36,7 @@ type options struct {
 	delay  time.Duration
 	starts int
 	// steps names the steps to run (p1, wire, p2, p3, lighter, p1slow, p4,
-	// p5);
+	// p5, advice);
 	// empty: all.
 	steps map[string]bool
 	// P5: the export table's row counts, rounds per count, the paging
@@ -67,7 +68,7 @@ func main() {
 	flag.IntVar(&o.rows, "rows", 200000, "rows in the large table of P4")
 	flag.DurationVar(&o.delay, "delay", 50*time.Millisecond, "delay the slow proxy adds to every BigQuery request")
 	flag.IntVar(&o.starts, "starts", 5, "server starts timed for P3")
-	steps := flag.String("steps", "", "comma-separated steps to run: p1, wire, p2, p3, lighter, p1slow, p4, p5 (default all)")
+	steps := flag.String("steps", "", "comma-separated steps to run: p1, wire, p2, p3, lighter, p1slow, p4, p5, advice (default all)")
 	exportRows := flag.String("export-rows", "100000,1000000", "P5: row counts of the 10-column table exported, comma-separated")
 	flag.IntVar(&o.exportRounds, "export-rounds", 2, "P5: timed rounds per row count (each: Parquet, CSV, getQueryResults paging)")
 	flag.IntVar(&o.pageRows, "page-rows", 10000, "P5: maxResults of each getQueryResults page of the paging baseline")
@@ -168,6 +169,7 @@ func run(ctx context.Context, o options) error {
 		{"p1slow", fmt.Sprintf("P1 behind a proxy adding %s to every BigQuery request", o.delay), b.p1Slow},
 		{"p4", "P4: a large table read with the default row cap", b.p4},
 		{"p5", "P5: export_results (Parquet, CSV) vs paging the same result with getQueryResults", b.p5},
+		{"advice", "Cost advice: what it adds to dry_run_sql, beside a plain dry run", b.advice},
 	}
 	for _, s := range steps {
 		if o.steps != nil && !o.steps[s.key] {

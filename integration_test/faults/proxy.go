@@ -114,6 +114,8 @@ type Proxy struct {
 	held     map[string]*heldJob
 	holdFn   func(sql string) bool
 	rng      *rand.Rand
+	// plan answers what the emulator's planner lacks (plan.go).
+	plan *Plan
 }
 
 type heldJob struct {
@@ -319,9 +321,19 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	plan := p.planFor(req)
+	if plan != nil && req.Op == "jobs.query" {
+		req.Fault = "planned"
+		p.record(req)
+		plan.answerPartitions(w)
+		return
+	}
 	rec := httptest.NewRecorder()
 	p.target.ServeHTTP(rec, r)
 	req.Forwarded = true
+	if plan != nil {
+		plan.planDryRun(rec)
+	}
 	if req.Op == "jobs.insert" && req.JobID != "" && rec.Code < 300 && !req.DryRun {
 		p.mu.Lock()
 		p.jobs[req.JobID] = true
