@@ -56,7 +56,7 @@ func (b *bench) advice(ctx context.Context, _ *serverProc) error {
 	}
 	defer srv.close()
 
-	plain := map[string]any{"sql": "SELECT customer_id, amount FROM shop.orders"}
+	plain := map[string]any{"sql": "SELECT customer_id, order_id FROM shop.orders"}
 	advised := map[string]any{"sql": "SELECT customer_id, amount FROM shop.events_by_day"}
 	call := func(args map[string]any) (time.Duration, []string, time.Duration, int, error) {
 		w.reset()
