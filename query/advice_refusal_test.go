@@ -216,7 +216,7 @@ func TestExecuteReportsBilledAgainstEstimate(t *testing.T) {
 	if err != nil || out.EstimateBytes != 0 {
 		t.Fatalf("Execute without a dry run = %+v, %v; want no estimate", out, err)
 	}
-	s.cfg.State = governance.NewMemory(governance.NewBudget(0, 1<<30), nil)
+	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 1 << 30}), nil)
 	out, err = s.Execute(context.Background(), ExecuteInput{SQL: sql})
 	if err != nil {
 		t.Fatal(err)
