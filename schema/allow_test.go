@@ -11,6 +11,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -40,28 +41,29 @@ func wantDenied(t *testing.T, err error, allowed ...string) {
 
 // shop is a project p with two allowed-looking datasets and one other: a
 // table, a view and rows in sales_eu, a table in hr, and a dataset public
-// whose tables answer for any project (the fake ignores the project).
-func shop() *fakeBigQuery {
-	fake := newFake()
+// with a table t, which project other has too.
+func shop(t *testing.T) *bqfake.Fake {
+	fake := bqfake.New(t)
 	for _, d := range []string{"sales_eu", "sales_us", "hr", "public"} {
-		fake.addDataset(d, "EU")
+		fake.AddDataset(d, "EU")
 	}
 	cols := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "id", Type: "INTEGER"}, {Name: "customer_email", Type: "STRING"}}}
 	orders := table("orders")
 	orders.Schema = cols
-	fake.addTable("sales_eu", orders)
+	addTable(fake, "sales_eu", orders)
 	view := table("orders_v")
 	view.Type, view.Schema = "VIEW", cols
 	view.View = &bq.ViewDefinition{Query: "SELECT * FROM hr.salaries"}
-	fake.addTable("sales_eu", view)
+	addTable(fake, "sales_eu", view)
 	salaries := table("salaries")
 	salaries.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "customer_email", Type: "STRING"}, {Name: "salary", Type: "INTEGER"}}}
-	fake.addTable("hr", salaries)
-	fake.addTable("public", table("t"))
+	addTable(fake, "hr", salaries)
+	addTable(fake, "public", table("t"))
+	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{ProjectId: "other", DatasetId: "public", TableId: "t"}})
 	row := &bq.TableRow{F: []*bq.TableCell{{V: "1"}, {V: "a@example.com"}}}
-	fake.rows["sales_eu.orders"] = []*bq.TableRow{row}
-	fake.rows["sales_eu.orders_v"] = []*bq.TableRow{row}
-	fake.rows["hr.salaries"] = []*bq.TableRow{row}
+	fake.SetRows("sales_eu", "orders", row)
+	fake.SetRows("sales_eu", "orders_v", row)
+	fake.SetRows("hr", "salaries", row)
 	return fake
 }
 
@@ -69,7 +71,7 @@ func shop() *fakeBigQuery {
 // spelling of its name, before any request: even when the answer is
 // already in the metadata cache.
 func TestAllowlistRefusesOtherDatasetsBeforeAnyRequest(t *testing.T) {
-	fake := shop()
+	fake := shop(t)
 	s := newTestService(t, fake, serviceOptions{project: "p", cacheTTL: time.Hour})
 	ctx := context.Background()
 	// Warm the cache with hr's answers before the allowlist is set.
@@ -107,19 +109,19 @@ func TestAllowlistRefusesOtherDatasetsBeforeAnyRequest(t *testing.T) {
 		_, err := s.SearchColumns(ctx, SearchInput{Query: "email", Project: "q"})
 		return err
 	}
-	before := fake.requests.Load()
+	before := fake.Count(bqfake.Any)
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) { wantDenied(t, call(), "p.sales_*", "other.public") })
 	}
-	if n := fake.requests.Load() - before; n != 0 {
-		t.Errorf("refused calls sent %d requests: %v", n, fake.paths()[before:])
+	if n := fake.Count(bqfake.Any) - before; n != 0 {
+		t.Errorf("refused calls sent %d requests: %v", n, paths(fake)[before:])
 	}
 }
 
 // Tables and views of an allowed dataset read as they do without an
 // allowlist, in each spelling, by wildcard or in another project.
 func TestAllowlistAllowsItsDatasets(t *testing.T) {
-	fake := shop()
+	fake := shop(t)
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	s.cfg.Datasets = allowlist(t, "sales_*, other.public")
 	ctx := context.Background()
@@ -156,13 +158,13 @@ func TestAllowlistAllowsItsDatasets(t *testing.T) {
 // list_datasets shows only allowed datasets, pages through them without
 // ever showing another, and refuses a project no pattern allows.
 func TestListDatasetsShowsOnlyAllowed(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	for i := range 12 {
 		id := fmt.Sprintf("raw_%02d", i)
 		if i%4 == 1 {
 			id = fmt.Sprintf("sales_%02d", i)
 		}
-		fake.addDataset(id, "US")
+		fake.AddDataset(id, "US")
 	}
 	s := newTestService(t, fake, serviceOptions{project: "p", cacheTTL: time.Hour})
 	s.cfg.Datasets = allowlist(t, "sales_*, p.raw_02, other.*")
@@ -208,11 +210,11 @@ func TestListDatasetsShowsOnlyAllowed(t *testing.T) {
 // A listing that matches little reads at most maxListPages pages, and its
 // short page says why and where to go on.
 func TestListDatasetsSparseAllowlistIsBounded(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	for i := range 30 {
-		fake.addDataset(fmt.Sprintf("raw_%02d", i), "US")
+		fake.AddDataset(fmt.Sprintf("raw_%02d", i), "US")
 	}
-	fake.addDataset("sales", "US")
+	fake.AddDataset("sales", "US")
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	s.cfg.Datasets = allowlist(t, "sales")
 	out, err := s.ListDatasets(context.Background(), ListDatasetsInput{MaxResults: 2})
@@ -222,7 +224,7 @@ func TestListDatasetsSparseAllowlistIsBounded(t *testing.T) {
 	if len(out.Datasets) != 0 || out.NextPageToken == "" || !strings.Contains(out.Hint, "nextPageToken") {
 		t.Errorf("first call = %+v, want an empty page with a token and a hint", out)
 	}
-	if n := fake.requests.Load(); n != maxListPages {
+	if n := fake.Count(bqfake.Any); n != maxListPages {
 		t.Errorf("%d requests, want %d", n, maxListPages)
 	}
 	out, err = s.ListDatasets(context.Background(), ListDatasetsInput{MaxResults: 2, PageToken: out.NextPageToken})
@@ -238,17 +240,17 @@ func TestListDatasetsSparseAllowlistIsBounded(t *testing.T) {
 // ones, a named other dataset is refused before any request, and a row of
 // another dataset in an answer is dropped.
 func TestSearchColumnsAllowlist(t *testing.T) {
-	meta := newFake()
-	meta.addDataset("a", "US")
-	meta.addDataset("b", "US")
+	meta := bqfake.New(t)
+	meta.AddDataset("a", "US")
+	meta.AddDataset("b", "US")
 	people := table("people")
 	people.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "customer", Type: "STRING"}}}
-	meta.addTable("b", people)
+	addTable(meta, "b", people)
 	orders := table("orders")
 	orders.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "customer_id", Type: "INTEGER"}}}
-	meta.addTable("a", orders)
-	f := &infoSchemaFake{fakeBigQuery: meta, foreign: true}
-	s := newSearchService(t, f)
+	addTable(meta, "a", orders)
+	answerColumnPaths(meta, true)
+	s := newSearchService(t, meta)
 	s.cfg.Datasets = allowlist(t, "a")
 	ctx := context.Background()
 
@@ -266,18 +268,18 @@ func TestSearchColumnsAllowlist(t *testing.T) {
 			}
 		}
 	}
-	for _, q := range f.queries {
+	for _, q := range queries(meta) {
 		if !strings.Contains(q.Query, "`p.a.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS`") {
 			t.Errorf("query outside dataset a: %s", q.Query)
 		}
 	}
-	if slices.ContainsFunc(meta.paths(), func(p string) bool { return strings.Contains(p, "/datasets/b/") }) {
-		t.Errorf("dataset b was read: %v", meta.paths())
+	if slices.ContainsFunc(paths(meta), func(p string) bool { return strings.Contains(p, "/datasets/b/") }) {
+		t.Errorf("dataset b was read: %v", paths(meta))
 	}
-	queries, requests := len(f.queries), meta.requests.Load()
+	asked, requests := len(queries(meta)), meta.Count(bqfake.Any)
 	_, err := s.SearchColumns(ctx, SearchInput{Query: "customer", Datasets: []string{"b"}})
 	wantDenied(t, err, "p.a")
-	if len(f.queries) != queries || meta.requests.Load() != requests {
+	if len(queries(meta)) != asked || meta.Count(bqfake.Any) != requests {
 		t.Errorf("a refused search sent requests")
 	}
 }

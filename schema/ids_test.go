@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // TestIdentifiersCheckedBeforeAnyRequest: projects, datasets and tables
 // that BigQuery would never accept are INVALID_ARGUMENT before any request
 // is built, so a crafted name cannot steer a request URL.
 func TestIdentifiersCheckedBeforeAnyRequest(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
 	calls := map[string]func() error{
@@ -42,7 +43,7 @@ func TestIdentifiersCheckedBeforeAnyRequest(t *testing.T) {
 			t.Errorf("%s: error %v, want INVALID_ARGUMENT", name, err)
 		}
 	}
-	if n := fake.requests.Load(); n != 0 {
-		t.Errorf("%d requests reached BigQuery: %v", n, fake.paths())
+	if n := fake.Count(bqfake.Any); n != 0 {
+		t.Errorf("%d requests reached BigQuery: %v", n, paths(fake))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // A dataset's location costs one datasets.get, then comes from the cache;
@@ -13,12 +15,12 @@ import (
 // distinct ones of its listing, sorted.
 func TestDatasetLocations(t *testing.T) {
 	ctx := context.Background()
-	meta := newFake()
-	meta.addDataset("tokyo_sales", "asia-northeast1")
-	meta.addDataset("us_sales", "US")
-	meta.addDataset("us_more", "US")
-	meta.addDataset("eu_sales", "EU")
-	meta.addDataset("loaded", "") // the emulator's loaded datasets say none
+	meta := bqfake.New(t)
+	meta.AddDataset("tokyo_sales", "asia-northeast1")
+	meta.AddDataset("us_sales", "US")
+	meta.AddDataset("us_more", "US")
+	meta.AddDataset("eu_sales", "EU")
+	meta.AddDataset("loaded", "") // the emulator's loaded datasets say none
 	s := newTestService(t, meta, serviceOptions{project: "p", cacheTTL: time.Minute})
 
 	for range 3 {
@@ -28,13 +30,13 @@ func TestDatasetLocations(t *testing.T) {
 		}
 	}
 	gets := 0
-	for _, p := range meta.paths() {
+	for _, p := range paths(meta) {
 		if strings.HasPrefix(p, "GET /projects/p/datasets/tokyo_sales?") {
 			gets++
 		}
 	}
 	if gets != 1 {
-		t.Errorf("%d datasets.get for three lookups, want 1 (cached): %q", gets, meta.paths())
+		t.Errorf("%d datasets.get for three lookups, want 1 (cached): %q", gets, paths(meta))
 	}
 	if loc, err := s.DatasetLocation(ctx, "p", "loaded"); err != nil || loc != "" {
 		t.Errorf("DatasetLocation(loaded) = %q, %v; want no location", loc, err)

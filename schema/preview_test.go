@@ -6,18 +6,20 @@ import (
 	"testing"
 
 	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // A preview whose first row alone passes max-result-bytes cuts that row's
 // largest value and says so the way execute_sql does: truncated by
 // cellBytes, the cut cell listed, and a warning that points at cutCells.
 func TestPreviewWarnsOfCutCells(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "EU")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "EU")
 	wide := table("wide")
 	wide.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "id", Type: "INTEGER"}, {Name: "body", Type: "STRING"}}}
-	fake.addTable("d", wide)
-	fake.rows["d.wide"] = []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}, {V: strings.Repeat("x", 5000)}}}}
+	addTable(fake, "d", wide)
+	fake.SetRows("d", "wide", &bq.TableRow{F: []*bq.TableCell{{V: "1"}, {V: strings.Repeat("x", 5000)}}})
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	s.cfg.MaxResultBytes = 1024
 

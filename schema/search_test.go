@@ -2,94 +2,71 @@ package schema
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// infoSchemaFake answers jobs.query for dataset a's COLUMN_FIELD_PATHS
-// view, refuses it for any other dataset as a location mismatch would, and
-// passes every other request to the metadata fake.
-type infoSchemaFake struct {
-	*fakeBigQuery
-	// foreign adds a row of dataset b to a's answer, as a view reading
-	// more than its dataset would.
-	foreign bool
-	mu      sync.Mutex
-	queries []bq.QueryRequest
-}
-
-func (f *infoSchemaFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/queries") {
-		f.fakeBigQuery.ServeHTTP(w, r)
-		return
-	}
-	body, _ := io.ReadAll(r.Body)
-	var req bq.QueryRequest
-	_ = json.Unmarshal(body, &req)
-	f.mu.Lock()
-	f.queries = append(f.queries, req)
-	f.mu.Unlock()
-	if !strings.Contains(req.Query, "`p.a.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS`") {
-		writeError(w, 400, "invalidQuery", "Not found: Dataset p:b was not found in location US")
-		return
-	}
-	str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
-	row := func(ds, t, p, typ, d string) *bq.TableRow {
-		desc := str(d)
-		if d == "" {
-			// COLUMN_FIELD_PATHS reports a missing description as NULL.
-			desc = &bq.TableCell{V: nil}
+// answerColumnPaths makes meta answer jobs.query for dataset a's
+// COLUMN_FIELD_PATHS view and refuse it for any other dataset as a location
+// mismatch would. foreign adds a row of dataset b to a's answer, as a view
+// reading more than its dataset would.
+func answerColumnPaths(meta *bqfake.Fake, foreign bool) {
+	meta.On(bqfake.JobsQuery).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		if !strings.Contains(r.QueryRequest.Query, "`p.a.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS`") {
+			return nil, bqfake.Errorf(400, "invalidQuery", "Not found: Dataset p:b was not found in location US")
 		}
-		return &bq.TableRow{F: []*bq.TableCell{str(ds), str(t), str(p), str(typ), desc}}
-	}
-	rows := []*bq.TableRow{
-		row("a", "orders", "customer_id", "INT64", "who bought"),
-		row("a", "orders", "customer.name", "STRING", ""),
-		row("a", "notes", "body", "STRING", "what the customer wrote"),
-	}
-	if f.foreign {
-		rows = append(rows, row("b", "leak", "customer_secret", "STRING", ""))
-	}
-	writeJSON(w, &bq.QueryResponse{
-		JobComplete:  true,
-		JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
-		TotalRows:    uint64(len(rows)),
-		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{
-			{Name: "table_schema", Type: "STRING"}, {Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"},
-			{Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
-		Rows: rows,
+		str := func(s string) *bq.TableCell { return &bq.TableCell{V: s} }
+		row := func(ds, t, p, typ, d string) *bq.TableRow {
+			desc := str(d)
+			if d == "" {
+				// COLUMN_FIELD_PATHS reports a missing description as NULL.
+				desc = &bq.TableCell{V: nil}
+			}
+			return &bq.TableRow{F: []*bq.TableCell{str(ds), str(t), str(p), str(typ), desc}}
+		}
+		rows := []*bq.TableRow{
+			row("a", "orders", "customer_id", "INT64", "who bought"),
+			row("a", "orders", "customer.name", "STRING", ""),
+			row("a", "notes", "body", "STRING", "what the customer wrote"),
+		}
+		if foreign {
+			rows = append(rows, row("b", "leak", "customer_secret", "STRING", ""))
+		}
+		return &bq.QueryResponse{
+			JobComplete:  true,
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
+			TotalRows:    uint64(len(rows)),
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{
+				{Name: "table_schema", Type: "STRING"}, {Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"},
+				{Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
+			Rows: rows,
+		}, nil
 	})
 }
 
-func newSearchService(t *testing.T, f *infoSchemaFake) *Service {
+// queries lists the jobs.query requests meta received.
+func queries(meta *bqfake.Fake) []*bq.QueryRequest {
+	var out []*bq.QueryRequest
+	for _, r := range meta.Requests(bqfake.JobsQuery) {
+		out = append(out, r.QueryRequest)
+	}
+	return out
+}
+
+func newSearchService(t *testing.T, meta *bqfake.Fake) *Service {
 	t.Helper()
-	srv := httptest.NewServer(f)
 	hc := &http.Client{Transport: &resilience.Transport{Base: &http.Transport{}}}
-	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
-	ctx := context.Background()
-	client, err := bigquery.NewClient(ctx, "p", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rest, err := bq.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close(); hc.CloseIdleConnections(); srv.Close() })
+	client, rest := meta.Client(t, hc), meta.REST(t, hc)
+	t.Cleanup(hc.CloseIdleConnections)
 	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -102,14 +79,14 @@ func newSearchService(t *testing.T, f *infoSchemaFake) *Service {
 // the table schemas where it does not, and ranks what both found: exact
 // name, name prefix, path, description.
 func TestSearchColumnsInformationSchemaThenMetadata(t *testing.T) {
-	meta := newFake()
-	meta.addDataset("a", "US")
-	meta.addDataset("b", "EU")
+	meta := bqfake.New(t)
+	meta.AddDataset("a", "US")
+	meta.AddDataset("b", "EU")
 	people := table("people")
 	people.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "customer", Type: "STRING"}, {Name: "age", Type: "INTEGER"}}}
-	meta.addTable("b", people)
-	f := &infoSchemaFake{fakeBigQuery: meta}
-	s := newSearchService(t, f)
+	addTable(meta, "b", people)
+	answerColumnPaths(meta, false)
+	s := newSearchService(t, meta)
 
 	out, err := s.SearchColumns(context.Background(), SearchInput{Query: "Customer"})
 	if err != nil {
@@ -126,10 +103,10 @@ func TestSearchColumnsInformationSchemaThenMetadata(t *testing.T) {
 	if out.DatasetsScanned != 2 || out.TablesScanned != 1 || out.Method != "metadata" || out.Truncated {
 		t.Errorf("out = %+v", out)
 	}
-	if len(f.queries) != 2 {
-		t.Fatalf("%d INFORMATION_SCHEMA queries, want one per dataset", len(f.queries))
+	if len(queries(meta)) != 2 {
+		t.Fatalf("%d INFORMATION_SCHEMA queries, want one per dataset", len(queries(meta)))
 	}
-	q := f.queries[0]
+	q := queries(meta)[0]
 	if q.MaximumBytesBilled != infoSchemaBytes || len(q.QueryParameters) != 1 || q.QueryParameters[0].ParameterValue.Value != "customer" || strings.Contains(q.Query, "customer") {
 		t.Errorf("query = %q, cap %d, params %+v: the text must go as a parameter", q.Query, q.MaximumBytesBilled, q.QueryParameters)
 	}
@@ -154,10 +131,10 @@ func TestSearchColumnsInformationSchemaThenMetadata(t *testing.T) {
 // search_columns' INFORMATION_SCHEMA queries spend from the caller's bytes
 // budget (BigQuery's 10 MB minimum each) and are refused when it is spent.
 func TestSearchColumnsSpendsTheBudget(t *testing.T) {
-	meta := newFake()
-	meta.addDataset("a", "US")
-	f := &infoSchemaFake{fakeBigQuery: meta}
-	s := newSearchService(t, f)
+	meta := bqfake.New(t)
+	meta.AddDataset("a", "US")
+	answerColumnPaths(meta, false)
+	s := newSearchService(t, meta)
 	budget := governance.NewBudget(governance.Limits{MaxBytesPerSession: 15 << 20})
 	s.cfg.Budget = governance.NewMemory(budget, nil)
 	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
@@ -171,8 +148,8 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
 		t.Fatalf("second search = %v, want RESOURCE_EXHAUSTED", err)
 	}
-	if len(f.queries) != 1 {
-		t.Errorf("%d INFORMATION_SCHEMA queries ran, want 1", len(f.queries))
+	if len(queries(meta)) != 1 {
+		t.Errorf("%d INFORMATION_SCHEMA queries ran, want 1", len(queries(meta)))
 	}
 }
 
@@ -180,9 +157,10 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 // a match is returned with no description instead of failing the search
 // with INTERNAL.
 func TestSearchColumnsNullDescription(t *testing.T) {
-	meta := newFake()
-	meta.addDataset("a", "US")
-	s := newSearchService(t, &infoSchemaFake{fakeBigQuery: meta})
+	meta := bqfake.New(t)
+	meta.AddDataset("a", "US")
+	answerColumnPaths(meta, false)
+	s := newSearchService(t, meta)
 	out, err := s.SearchColumns(context.Background(), SearchInput{Query: "name", Datasets: []string{"a"}, Method: "information_schema"})
 	if err != nil {
 		t.Fatalf("search: %v", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // wantCode fails unless err maps to code.
@@ -48,9 +48,9 @@ func tableIDs(ts []Table) []string {
 }
 
 func TestListDatasetsPages(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	for i := range 5 {
-		fake.addDataset(fmt.Sprintf("ds%d", i), "EU")
+		fake.AddDataset(fmt.Sprintf("ds%d", i), "EU")
 	}
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
@@ -83,20 +83,20 @@ func TestListDatasetsPages(t *testing.T) {
 	}
 	// The page size reaches BigQuery: 2 per page, 100 by default.
 	for _, want := range []string{"maxResults=2", "maxResults=100"} {
-		if !slices.ContainsFunc(fake.paths(), func(p string) bool { return strings.HasSuffix(p, want) }) {
-			t.Errorf("no request with %s in %v", want, fake.paths())
+		if !slices.ContainsFunc(paths(fake), func(p string) bool { return strings.HasSuffix(p, want) }) {
+			t.Errorf("no request with %s in %v", want, paths(fake))
 		}
 	}
 }
 
 func TestListDatasetsFilterReadsOnUntilAPageIsFull(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	for i := range 9 {
 		id := fmt.Sprintf("raw_%d", i)
 		if i%3 == 2 {
 			id = fmt.Sprintf("Sales_%d", i)
 		}
-		fake.addDataset(id, "US")
+		fake.AddDataset(id, "US")
 	}
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 
@@ -122,7 +122,7 @@ func TestListDatasetsFilterReadsOnUntilAPageIsFull(t *testing.T) {
 }
 
 func TestListInputErrorsSendNoRequest(t *testing.T) {
-	fake := newFake()
+	fake := bqfake.New(t)
 	noDefault := newTestService(t, fake, serviceOptions{})
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
@@ -142,27 +142,27 @@ func TestListInputErrorsSendNoRequest(t *testing.T) {
 			}
 		})
 	}
-	if n := fake.requests.Load(); n != 0 {
-		t.Fatalf("invalid input sent %d requests to BigQuery: %v", n, fake.paths())
+	if n := fake.Count(bqfake.Any); n != 0 {
+		t.Fatalf("invalid input sent %d requests to BigQuery: %v", n, paths(fake))
 	}
 }
 
 func TestListTables(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("sales", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("sales", "US")
 	orders := table("orders")
 	orders.CreationTime = 1700000000000
 	orders.TimePartitioning = &bq.TimePartitioning{Type: "DAY", Field: "ts", ExpirationMs: 86400000}
 	orders.Clustering = &bq.Clustering{Fields: []string{"customer_id"}}
 	orders.Labels = map[string]string{"team": "finance"}
 	orders.NumRows, orders.NumBytes = 42, 4096
-	fake.addTable("sales", orders)
+	addTable(fake, "sales", orders)
 	view := table("orders_view")
 	view.Type = "VIEW"
-	fake.addTable("sales", view)
+	addTable(fake, "sales", view)
 	ranged := table("buckets")
 	ranged.RangePartitioning = &bq.RangePartitioning{Field: "bucket", Range: &bq.RangePartitioningRange{Start: 0, End: 100, Interval: 10}}
-	fake.addTable("sales", ranged)
+	addTable(fake, "sales", ranged)
 
 	s := newTestService(t, fake, serviceOptions{project: "default-project"})
 	// project.dataset in the dataset argument wins over the default.
@@ -188,18 +188,18 @@ func TestListTables(t *testing.T) {
 	if r.Partitioning == nil || r.Partitioning.Type != "RANGE" || r.Partitioning.Field != "bucket" {
 		t.Errorf("range partitioning = %+v", r.Partitioning)
 	}
-	if n := fake.tableGets.Load(); n != 0 {
+	if n := fake.Count(bqfake.TablesGet); n != 0 {
 		t.Errorf("listing without details made %d tables.get calls", n)
 	}
 }
 
 func TestListTablesPagesAndFilters(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	for i := range 7 {
-		fake.addTable("d", table(fmt.Sprintf("t%d", i)))
+		addTable(fake, "d", table(fmt.Sprintf("t%d", i)))
 	}
-	fake.addTable("d", table("Orders_2024"))
+	addTable(fake, "d", table("Orders_2024"))
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
 
@@ -225,27 +225,22 @@ func TestListTablesPagesAndFilters(t *testing.T) {
 }
 
 func TestListTablesDetails(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	for i := range 20 {
 		tab := table(fmt.Sprintf("t%02d", i))
 		tab.NumRows, tab.NumBytes = uint64(i*10), int64(i*1000)
-		fake.addTable("d", tab)
+		addTable(fake, "d", tab)
 	}
 	// A table dropped between the listing and the size read.
-	fake.fail = func(r *http.Request) (int, string) {
-		if strings.HasSuffix(r.URL.Path, "/tables/t07") {
-			return 404, "notFound"
-		}
-		return 0, ""
-	}
+	fake.On(bqfake.TablesGet).When(func(r *bqfake.Request) bool { return r.Table == "t07" }).Fail(404, "notFound")
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	out, err := s.ListTables(context.Background(), ListTablesInput{Dataset: "d", IncludeDetails: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.Tables) != 20 || fake.tableGets.Load() != 20 {
-		t.Fatalf("%d tables, %d tables.get calls; want 20 and 20", len(out.Tables), fake.tableGets.Load())
+	if len(out.Tables) != 20 || fake.Count(bqfake.TablesGet) != 20 {
+		t.Fatalf("%d tables, %d tables.get calls; want 20 and 20", len(out.Tables), fake.Count(bqfake.TablesGet))
 	}
 	for i, tab := range out.Tables {
 		if i == 7 {
@@ -264,22 +259,15 @@ func TestListTablesDetails(t *testing.T) {
 // reason other than a vanished table, the listing fails with that error at
 // once; the reads in flight are cancelled and no further read starts.
 func TestListTablesDetailsStopsAtFirstError(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	for i := range 40 {
-		fake.addTable("d", table(fmt.Sprintf("t%02d", i)))
+		addTable(fake, "d", table(fmt.Sprintf("t%02d", i)))
 	}
-	fake.fail = func(r *http.Request) (int, string) {
-		if strings.HasSuffix(r.URL.Path, "/tables/t00") {
-			return 403, "accessDenied"
-		}
-		return 0, ""
-	}
+	fake.On(bqfake.TablesGet).When(func(r *bqfake.Request) bool { return r.Table == "t00" }).Fail(403, "accessDenied")
 	// Every other size read hangs until its request is cancelled: only the
 	// failure can end the call early.
-	fake.hang = func(r *http.Request) bool {
-		return strings.Contains(r.URL.Path, "/tables/t") && !strings.HasSuffix(r.URL.Path, "/tables/t00")
-	}
+	hung := fake.On(bqfake.TablesGet).Hold()
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	start := time.Now()
 	_, err := s.ListTables(context.Background(), ListTablesInput{Dataset: "d", IncludeDetails: true})
@@ -288,27 +276,21 @@ func TestListTablesDetailsStopsAtFirstError(t *testing.T) {
 	if elapsed > 5*time.Second {
 		t.Errorf("the failure took %s to surface: the hung reads were not cancelled", elapsed)
 	}
-	if n := fake.tableGets.Load(); n > sizeReaders {
+	if n := fake.Count(bqfake.TablesGet); n > sizeReaders {
 		t.Errorf("%d size reads started, want at most %d (none after the failure)", n, sizeReaders)
 	}
 	// Every hung request ends: the reads were cancelled, not abandoned.
-	timeout := time.After(5 * time.Second)
-wait:
-	for fake.hungEnded.Load() < fake.hungStarted.Load() {
-		select {
-		case <-fake.hungEnd:
-		case <-timeout:
-			break wait
-		}
-	}
-	if started, ended := fake.hungStarted.Load(), fake.hungEnded.Load(); ended != started {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hung.WaitEnded(ctx)
+	if started, ended := hung.Started(), hung.Ended(); ended != started {
 		t.Errorf("%d of %d hung reads ended", ended, started)
 	}
 }
 
 func TestGetTableSchema(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("sales", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("sales", "US")
 	orders := table("orders")
 	orders.Type = "TABLE"
 	orders.Description = "One row per order."
@@ -325,11 +307,11 @@ func TestGetTableSchema(t *testing.T) {
 		{Name: "customer", Type: "RECORD", Fields: []*bq.TableFieldSchema{{Name: "name", Type: "STRING"}}},
 		{Name: "ordered_at", Type: "TIMESTAMP"},
 	}}
-	fake.addTable("sales", orders)
+	addTable(fake, "sales", orders)
 	view := table("big_orders")
 	view.Type = "VIEW"
 	view.View = &bq.ViewDefinition{Query: "SELECT * FROM sales.orders WHERE amount > 100"}
-	fake.addTable("sales", view)
+	addTable(fake, "sales", view)
 
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	got, err := s.GetTableSchema(context.Background(), GetTableSchemaInput{Table: "`sales.orders`"})
@@ -367,15 +349,10 @@ func TestGetTableSchema(t *testing.T) {
 }
 
 func TestMetadataErrors(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
-	fake.addTable("d", table("secret"))
-	fake.fail = func(r *http.Request) (int, string) {
-		if strings.HasSuffix(r.URL.Path, "/tables/secret") {
-			return 403, "accessDenied"
-		}
-		return 0, ""
-	}
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
+	addTable(fake, "d", table("secret"))
+	fake.On(bqfake.TablesGet).When(func(r *bqfake.Request) bool { return r.Table == "secret" }).Fail(403, "accessDenied")
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
 
@@ -389,13 +366,13 @@ func TestMetadataErrors(t *testing.T) {
 		"access denied":   {func() error { _, err := s.GetTableSchema(ctx, GetTableSchemaInput{Table: "d.secret"}); return err }, bqerr.PermissionDenied},
 	} {
 		t.Run(name, func(t *testing.T) {
-			before := fake.requests.Load()
+			before := fake.Count(bqfake.Any)
 			e := wantCode(t, tc.call(), tc.code)
 			if e.Retryable || e.Hint == "" || e.Details.Reason == "" {
 				t.Errorf("error = %s", e.JSON())
 			}
 			// Answers from a healthy BigQuery are not retried.
-			if n := fake.requests.Load() - before; n != 1 {
+			if n := fake.Count(bqfake.Any) - before; n != 1 {
 				t.Errorf("%d requests, want 1", n)
 			}
 		})
@@ -403,8 +380,8 @@ func TestMetadataErrors(t *testing.T) {
 }
 
 func TestCacheServesFreshAnswersPerIdentity(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	alice := newTestService(t, fake, serviceOptions{project: "p", cacheTTL: time.Hour, identity: "oauth:alice@example.com"})
 	bob := newTestService(t, fake, serviceOptions{project: "p", identity: "oauth:bob@example.com", cache: alice.cache})
 	ctx := context.Background()
@@ -413,24 +390,24 @@ func TestCacheServesFreshAnswersPerIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := fake.requests.Load(); n != 1 {
+	if n := fake.Count(bqfake.Any); n != 1 {
 		t.Fatalf("three identical listings within the TTL made %d requests, want 1", n)
 	}
 	// Another identity may see other datasets: it never gets alice's answer.
 	if _, err := bob.ListDatasets(ctx, ListDatasetsInput{}); err != nil {
 		t.Fatal(err)
 	}
-	if n := fake.requests.Load(); n != 2 {
+	if n := fake.Count(bqfake.Any); n != 2 {
 		t.Fatalf("a second identity was served from the first one's cache (%d requests, want 2)", n)
 	}
 }
 
 func TestStaleAnswerWhenBigQueryIsDown(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	schemaOf := table("t")
 	schemaOf.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "x", Type: "STRING"}}}
-	fake.addTable("d", schemaOf)
+	addTable(fake, "d", schemaOf)
 	s := newTestService(t, fake, serviceOptions{project: "p"}) // TTL 0: every call asks BigQuery
 	ctx := context.Background()
 	fresh, err := s.GetTableSchema(ctx, GetTableSchemaInput{Table: "d.t"})
@@ -441,7 +418,7 @@ func TestStaleAnswerWhenBigQueryIsDown(t *testing.T) {
 		t.Fatalf("fresh answer marked stale: %+v", fresh.Freshness)
 	}
 
-	fake.fail = func(*http.Request) (int, string) { return 503, "backendError" }
+	down := fake.On(bqfake.Any).Fail(503, "backendError")
 	stale, err := s.GetTableSchema(ctx, GetTableSchemaInput{Table: "d.t"})
 	if err != nil {
 		t.Fatalf("BigQuery down: error %v, want the last answer marked stale", err)
@@ -458,12 +435,14 @@ func TestStaleAnswerWhenBigQueryIsDown(t *testing.T) {
 	}
 
 	// Access taken away is news, not an outage: never papered over.
-	fake.fail = func(*http.Request) (int, string) { return 403, "accessDenied" }
+	down.Off()
+	denied := fake.On(bqfake.Any).Fail(403, "accessDenied")
 	_, err = s.GetTableSchema(ctx, GetTableSchemaInput{Table: "d.t"})
 	wantCode(t, err, bqerr.PermissionDenied)
 
 	// Nothing cached yet: the outage itself is the answer.
-	fake.fail = func(*http.Request) (int, string) { return 503, "backendError" }
+	denied.Off()
+	fake.On(bqfake.Any).Fail(503, "backendError")
 	_, err = s.ListTables(ctx, ListTablesInput{Dataset: "d"})
 	if e := wantCode(t, err, bqerr.Unavailable); !e.Retryable {
 		t.Errorf("outage not retryable: %s", e.JSON())

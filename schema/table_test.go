@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // hundredColumns is a 100-column table as BigQuery stores it: names like a
@@ -66,13 +68,13 @@ func names(cols []*bq.TableFieldSchema, prefix string) []string {
 // nested field; without descriptions nothing is cut, and with them only the
 // descriptions go (and the answer says so).
 func TestHundredColumnSchemaNamesEveryColumn(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("d", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("d", "US")
 	for _, desc := range []bool{false, true} {
 		tab := table(fmt.Sprintf("wide_%v", desc))
 		tab.Type, tab.NumRows, tab.NumBytes = "TABLE", 1000, 1<<20
 		tab.Schema = &bq.TableSchema{Fields: hundredColumns(desc)}
-		fake.addTable("d", tab)
+		addTable(fake, "d", tab)
 	}
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	for _, desc := range []bool{false, true} {
@@ -122,9 +124,9 @@ func TestHundredColumnSchemaNamesEveryColumn(t *testing.T) {
 // none declared, none said; a key to a dataset outside the allowlist is
 // left out.
 func TestGetTableSchemaKeys(t *testing.T) {
-	fake := newFake()
-	fake.addDataset("shop", "US")
-	fake.addDataset("hr", "US")
+	fake := bqfake.New(t)
+	fake.AddDataset("shop", "US")
+	fake.AddDataset("hr", "US")
 	orders := table("orders")
 	orders.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{
 		{Name: "id", Type: "INTEGER", Mode: "REQUIRED"}, {Name: "customer_id", Type: "INTEGER"}, {Name: "region", Type: "STRING"},
@@ -142,10 +144,10 @@ func TestGetTableSchemaKeys(t *testing.T) {
 				ColumnReferences: []*bq.TableConstraintsForeignKeysColumnReferences{{ReferencingColumn: "seller_id", ReferencedColumn: "staff_id"}}},
 		},
 	}
-	fake.addTable("shop", orders)
+	addTable(fake, "shop", orders)
 	plain := table("plain")
 	plain.Schema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "x", Type: "STRING"}}}
-	fake.addTable("shop", plain)
+	addTable(fake, "shop", plain)
 
 	s := newTestService(t, fake, serviceOptions{project: "p"})
 	ctx := context.Background()
