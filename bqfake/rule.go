@@ -2,6 +2,7 @@ package bqfake
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"sync"
@@ -27,6 +28,18 @@ func (f *Fake) On(route Route) *Rule {
 	f.rules = append(f.rules, r)
 	f.mu.Unlock()
 	return r
+}
+
+// Off removes the rule: later requests go on without it.
+func (r *Rule) Off() {
+	r.f.mu.Lock()
+	defer r.f.mu.Unlock()
+	for i, x := range r.f.rules {
+		if x == r {
+			r.f.rules = append(r.f.rules[:i:i], r.f.rules[i+1:]...)
+			return
+		}
+	}
 }
 
 // When limits the rule to the requests match accepts.
@@ -92,13 +105,23 @@ func (r *Rule) Reply(v any) *Rule {
 	})
 }
 
+// ErrDrop and ErrReset, returned by a ReplyFunc, close the connection
+// without an answer as Drop and Reset do.
+var (
+	ErrDrop  = errors.New("bqfake: drop the connection")
+	ErrReset = errors.New("bqfake: reset the connection")
+)
+
 // ReplyFunc answers with what fn returns: a value as JSON with status 200,
-// or an error (an *Error in BigQuery's error shape). fn returning nil, nil
-// passes the request on to the next rule or the store.
+// or an error (an *Error in BigQuery's error shape; ErrDrop, ErrReset).
+// fn returning nil, nil passes the request on to the next rule or the
+// store.
 func (r *Rule) ReplyFunc(fn func(*Request) (any, error)) *Rule {
 	return r.set(func(_ *Fake, w http.ResponseWriter, req *Request) bool {
 		v, err := fn(req)
 		switch {
+		case err == ErrDrop || err == ErrReset:
+			hijack(w, err == ErrReset)
 		case err != nil:
 			writeError(w, err)
 		case v == nil:

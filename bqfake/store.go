@@ -32,27 +32,14 @@ func clone[T any](v *T) *T {
 	return out
 }
 
-// AddDataset adds a dataset; its project and location default to the
-// fake's.
-func (f *Fake) AddDataset(id string, d *bq.Dataset) {
-	if d == nil {
-		d = &bq.Dataset{}
-	}
-	d = clone(d)
-	if d.DatasetReference == nil {
-		d.DatasetReference = &bq.DatasetReference{}
-	}
-	if d.DatasetReference.ProjectId == "" {
-		d.DatasetReference.ProjectId = f.project
-	}
-	d.DatasetReference.DatasetId = id
-	if d.Location == "" {
-		d.Location = f.location
-	}
+// AddDataset adds a dataset of the fake's project at location ("" for a
+// dataset that names none, as the emulator's loaded ones do).
+func (f *Fake) AddDataset(id, location string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.datasets = append(f.datasets, d)
-	key := d.DatasetReference.ProjectId + "." + id
+	f.datasets = append(f.datasets, &bq.Dataset{Kind: "bigquery#dataset", Id: f.project + ":" + id,
+		DatasetReference: &bq.DatasetReference{ProjectId: f.project, DatasetId: id}, Location: location})
+	key := f.project + "." + id
 	if f.tables[key] == nil {
 		f.tables[key] = []*table{}
 	}
@@ -81,6 +68,20 @@ func (f *Fake) AddTable(t *bq.Table, rows ...*bq.TableRow) {
 		}
 	}
 	f.tables[key] = append(f.tables[key], &table{meta: t, rows: rows})
+}
+
+// SetRows sets the rows of a table of the fake's project, adding a bare
+// table if there is none.
+func (f *Fake) SetRows(dataset, id string, rows ...*bq.TableRow) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if t := f.table(f.project, dataset, id); t != nil {
+		t.rows = rows
+		return
+	}
+	key := f.project + "." + dataset
+	f.tables[key] = append(f.tables[key], &table{meta: &bq.Table{Kind: "bigquery#table",
+		TableReference: &bq.TableReference{ProjectId: f.project, DatasetId: dataset, TableId: id}}, rows: rows})
 }
 
 // Table returns the kept metadata of a table, or nil.

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,54 +15,28 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
-// jobsBQ is a fake BigQuery that knows one running query job "j" and
-// answers jobs.get and jobs.getQueryResults for it the way its mode says.
-type jobsBQ struct {
-	*httptest.Server
-	requests atomic.Int32
-	// mode: "hang" holds every request until the client gives up;
-	// "running" answers at once that the job is still running;
-	// "longpoll" holds getQueryResults for poll, then says still running;
-	// "stall" sends the headers of jobs.get and then nothing.
-	mode atomic.Value
-	poll time.Duration
-}
-
-const runningJob = `{"kind":"bigquery#job","jobReference":{"projectId":"proj","jobId":"j","location":"US"},` +
-	`"configuration":{"query":{"query":"SELECT 1"}},"status":{"state":"RUNNING"}}`
-
-func newJobsBQ(t *testing.T, mode string) *jobsBQ {
+// newJobsBQ is a fake BigQuery that knows one running query job "j" and
+// answers jobs.get and jobs.getQueryResults for it the way mode says:
+// "hang" holds every request until the client gives up; "running" answers
+// at once that the job is still running; "longpoll" holds getQueryResults
+// as a healthy BigQuery may (up to 10 s) while jobs.get says running;
+// "stall" sends the headers of an answer and then nothing.
+func newJobsBQ(t *testing.T, mode string) *bqfake.Fake {
 	t.Helper()
-	f := &jobsBQ{poll: 2 * time.Second}
-	f.mode.Store(mode)
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.requests.Add(1)
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		switch mode := f.mode.Load().(string); {
-		case mode == "hang":
-			<-r.Context().Done()
-		case mode == "stall":
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.WriteString(w, `{"kind":"bigquery#job",`)
-			w.(http.Flusher).Flush()
-			<-r.Context().Done()
-		case strings.Contains(r.URL.Path, "/queries/"):
-			if mode == "longpoll" {
-				select {
-				case <-time.After(f.poll):
-				case <-r.Context().Done():
-					return
-				}
-			}
-			_, _ = io.WriteString(w, `{"kind":"bigquery#getQueryResultsResponse","jobReference":{"projectId":"proj","jobId":"j","location":"US"},"jobComplete":false}`)
-		default:
-			_, _ = io.WriteString(w, runningJob)
-		}
-	}))
-	// Hung handlers end when their client connection closes.
-	t.Cleanup(func() { f.CloseClientConnections(); f.Close() })
+	f := bqfake.New(t, bqfake.WithProject("proj"))
+	f.AddJob(&bq.Job{Kind: "bigquery#job", JobReference: &bq.JobReference{ProjectId: "proj", JobId: "j", Location: "US"},
+		Configuration: &bq.JobConfiguration{Query: &bq.JobConfigurationQuery{Query: "SELECT 1"}}, Status: &bq.JobStatus{State: "RUNNING"}})
+	switch mode {
+	case "hang":
+		f.On(bqfake.Any).Hold()
+	case "longpoll":
+		f.On(bqfake.JobsGetQueryResults).Hold()
+	case "stall":
+		f.On(bqfake.Any).Stall(`{"kind":"bigquery#job",`)
+	}
 	return f
 }
 
@@ -113,7 +85,7 @@ func TestHungBigQueryOpensBreaker(t *testing.T) {
 	if got := e.BreakerStates()["proj"]; got != Open {
 		t.Fatalf("breaker %s after 3 hung calls, want open", got)
 	}
-	before := srv.requests.Load()
+	before := srv.Count(bqfake.Any)
 	start := time.Now()
 	err := queryCall(e, client, time.Minute)
 	if d := time.Since(start); d > time.Second {
@@ -123,7 +95,7 @@ func TestHungBigQueryOpensBreaker(t *testing.T) {
 	if !IsBreakerOpen(err) || be.RetryAfterSeconds == nil {
 		t.Errorf("error %s is not the open breaker's", be.JSON())
 	}
-	if n := srv.requests.Load() - before; n != 0 {
+	if n := srv.Count(bqfake.Any) - before; n != 0 {
 		t.Errorf("the open breaker let %d requests through", n)
 	}
 }
@@ -139,8 +111,8 @@ func TestAnsweredDeadlinesDoNotOpenBreaker(t *testing.T) {
 		for range 5 {
 			mustCode(t, queryCall(e, client, 150*time.Millisecond), bqerr.DeadlineExceeded)
 		}
-		if srv.requests.Load() < 10 {
-			t.Fatalf("only %d requests: the job was not polled", srv.requests.Load())
+		if srv.Count(bqfake.Any) < 10 {
+			t.Fatalf("only %d requests: the job was not polled", srv.Count(bqfake.Any))
 		}
 		if got := e.BreakerStates()["proj"]; got != Closed {
 			t.Fatalf("breaker %s after 5 queries that outlived their deadline, want closed", got)

@@ -3,10 +3,10 @@ package resilience
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -21,16 +21,10 @@ import (
 	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // ---- a fake BigQuery ----
-
-// fakeBQ is a BigQuery REST endpoint that counts the requests reaching it
-// and answers each with respond(n), n counting from 1.
-type fakeBQ struct {
-	*httptest.Server
-	requests atomic.Int32
-}
 
 // reply is one canned answer.
 type reply struct {
@@ -42,40 +36,24 @@ type reply struct {
 
 const datasetBody = `{"kind":"bigquery#dataset","id":"proj:x","datasetReference":{"projectId":"proj","datasetId":"x"},"location":"US","description":"fake"}`
 
-func newFakeBQ(t *testing.T, respond func(n int) reply) *fakeBQ {
+// newFakeBQ is a BigQuery that knows dataset x of project proj and
+// answers each request with respond(n), n counting from 1.
+func newFakeBQ(t *testing.T, respond func(n int) reply) *bqfake.Fake {
 	t.Helper()
-	f := &fakeBQ{}
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := int(f.requests.Add(1))
-		if !strings.HasSuffix(r.URL.Path, "/datasets/x") {
-			t.Errorf("unexpected request %s %s", r.Method, r.URL.Path)
+	f := bqfake.New(t, bqfake.WithProject("proj"))
+	f.On(bqfake.Any).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		if r.Route != bqfake.DatasetsGet || r.Dataset != "x" {
+			t.Errorf("unexpected request %s", r)
 		}
-		rep := respond(n)
-		if rep.reset {
-			conn, _, err := w.(http.Hijacker).Hijack()
-			if err != nil {
-				t.Errorf("hijack: %v", err)
-				return
-			}
-			if tc, ok := conn.(*net.TCPConn); ok {
-				_ = tc.SetLinger(0) // close with RST: "connection reset by peer"
-			}
-			conn.Close()
-			return
+		rep := respond(r.N)
+		switch {
+		case rep.reset:
+			return nil, bqfake.ErrReset
+		case rep.status == 0 || rep.status == http.StatusOK:
+			return json.RawMessage(datasetBody), nil
 		}
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		if rep.retryAfter != "" {
-			w.Header().Set("Retry-After", rep.retryAfter)
-		}
-		if rep.status == 0 || rep.status == http.StatusOK {
-			_, _ = io.WriteString(w, datasetBody)
-			return
-		}
-		w.WriteHeader(rep.status)
-		_, _ = fmt.Fprintf(w, `{"error":{"code":%d,"message":"fake failure %d","errors":[{"reason":%q,"message":"fake %s","domain":"global"}]}}`,
-			rep.status, rep.status, rep.reason, rep.reason)
-	}))
-	t.Cleanup(f.Close)
+		return nil, &bqfake.Error{Status: rep.status, Reason: rep.reason, Message: fmt.Sprintf("fake failure %d", rep.status), RetryAfter: rep.retryAfter}
+	})
 	return f
 }
 
@@ -138,7 +116,7 @@ func TestTransportMakesClientRetriesFinal(t *testing.T) {
 			// Base nil: http.DefaultTransport, as in the brief's setup.
 			client := newBQClient(t, srv.URL, &Transport{})
 			_, err := client.Dataset("x").Metadata(guardCtx(t))
-			if got := srv.requests.Load(); got != 1 {
+			if got := srv.Count(bqfake.Any); got != 1 {
 				t.Fatalf("the server got %d requests, want exactly 1: the client library retried", got)
 			}
 			var ae *AttemptError
@@ -197,7 +175,7 @@ func TestWithoutTransportClientLibraryRetries(t *testing.T) {
 	if err == nil {
 		t.Fatal("Metadata succeeded against a failing server")
 	}
-	if got := srv.requests.Load(); got < 2 {
+	if got := srv.Count(bqfake.Any); got < 2 {
 		t.Fatalf("the server got %d requests; the client library was expected to retry", got)
 	}
 }
@@ -218,7 +196,7 @@ func TestTransportPassesNonRetryableFailuresThrough(t *testing.T) {
 			srv := newFakeBQ(t, func(int) reply { return tc.rep })
 			client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
 			_, err := client.Dataset("x").Metadata(guardCtx(t))
-			if got := srv.requests.Load(); got != 1 {
+			if got := srv.Count(bqfake.Any); got != 1 {
 				t.Fatalf("the server got %d requests, want 1", got)
 			}
 			var ae *AttemptError
@@ -267,7 +245,7 @@ func TestTransportNoResponse(t *testing.T) {
 		srv := newFakeBQ(t, func(int) reply { return reply{reset: true} })
 		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
 		_, err := client.Dataset("x").Metadata(guardCtx(t))
-		if got := srv.requests.Load(); got != 1 {
+		if got := srv.Count(bqfake.Any); got != 1 {
 			t.Fatalf("the server got %d requests, want 1", got)
 		}
 		check(t, err)
@@ -295,8 +273,8 @@ func TestTransportLeavesSuccessUntouched(t *testing.T) {
 	if md.Location != "US" || md.Description != "fake" {
 		t.Errorf("metadata = %+v", md)
 	}
-	if srv.requests.Load() != 1 {
-		t.Errorf("the server got %d requests, want 1", srv.requests.Load())
+	if srv.Count(bqfake.Any) != 1 {
+		t.Errorf("the server got %d requests, want 1", srv.Count(bqfake.Any))
 	}
 }
 
@@ -453,7 +431,7 @@ func TestTransportDropsIdleConnectionsAfterRepeatedFailures(t *testing.T) {
 // ---- Executor + Transport + the real client ----
 
 func TestExecutorWithTransportAndRealClient(t *testing.T) {
-	run := func(t *testing.T, respond func(n int) reply) (int32, error) {
+	run := func(t *testing.T, respond func(n int) reply) (int, error) {
 		t.Helper()
 		srv := newFakeBQ(t, respond)
 		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
@@ -467,7 +445,7 @@ func TestExecutorWithTransportAndRealClient(t *testing.T) {
 		if err == nil && md.Location != "US" {
 			t.Errorf("metadata = %+v", md)
 		}
-		return srv.requests.Load(), err
+		return srv.Count(bqfake.Any), err
 	}
 	t.Run("two 503s then success", func(t *testing.T) {
 		n, err := run(t, func(n int) reply {
@@ -526,17 +504,12 @@ func TestExecutorWithTransportAndRealClient(t *testing.T) {
 // A GET whose pooled connection breaks before any answer must not be sent a
 // second time by net/http behind our back: one attempt, one request.
 func TestTransportStopsNetHTTPReplayingGETs(t *testing.T) {
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) == 1 {
-			w.Write([]byte("{}")) // first request: fine, leaves a pooled connection
-			return
-		}
-		conn, _, _ := w.(http.Hijacker).Hijack()
-		conn.Close() // second request: the connection dies with no answer
-	}))
-	defer srv.Close()
-	base := srv.Client().Transport.(*http.Transport).Clone()
+	srv := bqfake.New(t)
+	// First request: fine, leaves a pooled connection; second: the
+	// connection dies with no answer.
+	srv.On(bqfake.Any).Times(1).Reply(json.RawMessage("{}"))
+	srv.On(bqfake.Any).Drop()
+	base := &http.Transport{}
 	defer base.CloseIdleConnections()
 	c := &http.Client{Transport: &Transport{Base: base}}
 	for i := range 2 {
@@ -549,7 +522,7 @@ func TestTransportStopsNetHTTPReplayingGETs(t *testing.T) {
 			t.Fatal("second request should fail")
 		}
 	}
-	if n := calls.Load(); n != 2 {
+	if n := srv.Count(bqfake.Any); n != 2 {
 		t.Errorf("server saw %d requests, want 2 (no silent replay)", n)
 	}
 }
