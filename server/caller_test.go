@@ -10,11 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"cloud.google.com/go/bigquery"
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -59,24 +56,14 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 // "this request carries no user credential" for every user, because only
 // tool calls put the caller into the context.
 func TestResourcesAndCompletionUseTheCallersToken(t *testing.T) {
-	fake := httptest.NewServer(&shopBigQuery{})
-	defer fake.Close()
+	fake := shopBigQuery(t)
 	rec := &recordAuth{base: http.DefaultTransport}
 	hc, _, err := auth.HTTPClient(context.Background(), auth.Options{Auth: auth.User, Base: &resilience.Transport{Base: rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(fake.URL)}
-	client, err := bigquery.NewClient(ctx, "p", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	rest, err := bq.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, rest := fake.Client(t, hc), fake.REST(t, hc)
 	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)

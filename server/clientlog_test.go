@@ -3,57 +3,38 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// fakeBigQuery serves the REST calls of list_datasets and get_table_schema:
-// datasets answer until down is set (then 503 backendError), and any table
-// is missing, with a token in BigQuery's message.
-type fakeBigQuery struct {
-	down     atomic.Bool
-	requests atomic.Int64
-}
-
-func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case strings.HasSuffix(r.URL.Path, "/datasets") && f.down.Load():
-		w.WriteHeader(http.StatusServiceUnavailable)
-		io.WriteString(w, `{"error":{"code":503,"message":"backend error","errors":[{"reason":"backendError","message":"backend error"}]}}`)
-	case strings.HasSuffix(r.URL.Path, "/datasets"):
-		io.WriteString(w, `{"datasets":[{"datasetReference":{"projectId":"p","datasetId":"sales"},"location":"US"}]}`)
-	case strings.Contains(r.URL.Path, "/tables/"):
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"code":404,"message":"Not found: Table p:sales.missing access_token=ya29.leakedtoken","errors":[{"reason":"notFound","message":"Not found: Table p:sales.missing access_token=ya29.leakedtoken"}]}}`)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"code":404,"message":"no such path","errors":[{"reason":"notFound"}]}}`)
-	}
+// newFakeBigQuery serves the REST calls of list_datasets and
+// get_table_schema: dataset sales lists, and any table is missing, with a
+// token in BigQuery's message.
+func newFakeBigQuery(t *testing.T) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
+	fake.AddDataset("sales", "US")
+	fake.On(bqfake.TablesGet).FailWith(bqfake.Errorf(http.StatusNotFound, "notFound", "Not found: Table p:sales.missing access_token=ya29.leakedtoken"))
+	return fake
 }
 
 // buildFake builds the real server against fake BigQuery: one attempt per
 // metadata call, a breaker that opens on the first backend failure, and a
 // cache that is stale at once.
-func buildFake(t *testing.T) (*Backend, *fakeBigQuery) {
+func buildFake(t *testing.T) (*Backend, *bqfake.Fake) {
 	t.Helper()
-	fake := &fakeBigQuery{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := newFakeBigQuery(t)
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	p := resilience.Policy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 1}
 	for _, op := range resilience.Operations {
 		cfg.Resilience.Retry[op] = p
@@ -171,7 +152,7 @@ func TestClientLogging(t *testing.T) {
 
 			// BigQuery goes down: retries run out, stale metadata is
 			// served, the breaker opens, the next call is refused.
-			fake.down.Store(true)
+			fake.On(bqfake.DatasetsList).FailWith(bqfake.Errorf(http.StatusServiceUnavailable, "backendError", "backend error"))
 			if res := call("list_datasets", nil); res.IsError {
 				t.Fatalf("stale list_datasets failed: %v", res.Content)
 			}
@@ -180,11 +161,11 @@ func TestClientLogging(t *testing.T) {
 			if !c.modern { // no request to carry a _meta level: sessions that set one hear it
 				msgs.waitFor(t, "circuit breaker opened for BigQuery project p: calls fail at once")
 			}
-			before := fake.requests.Load()
+			before := fake.Count(bqfake.Any)
 			if res := call("list_tables", map[string]any{"dataset": "sales"}); !res.IsError {
 				t.Fatal("list_tables through an open breaker succeeded")
 			}
-			if fake.requests.Load() != before {
+			if fake.Count(bqfake.Any) != before {
 				t.Error("the open breaker let a request through")
 			}
 			msgs.waitFor(t, "circuit breaker open for BigQuery project p: the call was refused without being sent")

@@ -3,62 +3,34 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
-// costlyBigQuery's dry run estimates 2 GiB for every query; jobs.query
-// runs it and is counted.
-type costlyBigQuery struct {
-	mu      sync.Mutex
-	queries int
-}
-
-func (f *costlyBigQuery) ran() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.queries
-}
-
-func (f *costlyBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	const bytes = "2147483648"
-	var out any
-	switch p := r.URL.Path; {
-	case r.Method == http.MethodPost && p == "/projects/p/jobs": // the dry run
-		out = map[string]any{"jobReference": map[string]any{"projectId": "p"}, "status": map[string]any{"state": "DONE"},
-			"configuration": map[string]any{"dryRun": true},
-			"statistics":    map[string]any{"totalBytesProcessed": bytes, "query": map[string]any{"statementType": "SELECT", "totalBytesProcessed": bytes}}}
-	case r.Method == http.MethodPost && p == "/projects/p/queries":
-		f.mu.Lock()
-		f.queries++
-		f.mu.Unlock()
-		out = map[string]any{"jobReference": map[string]any{"projectId": "p", "jobId": "j1", "location": "US"}, "jobComplete": true, "totalRows": "1",
-			"totalBytesProcessed": bytes, "totalBytesBilled": bytes,
-			"schema": map[string]any{"fields": []any{map[string]any{"name": "n", "type": "INTEGER"}}},
-			"rows":   []any{map[string]any{"f": []any{map[string]any{"v": "42"}}}}}
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		out = map[string]any{"error": map[string]any{"code": 404, "message": "no fake for " + r.Method + " " + p, "errors": []any{map[string]any{"reason": "notFound"}}}}
-	}
-	json.NewEncoder(w).Encode(out)
-}
-
-func costlyServer(t *testing.T) (*Backend, *costlyBigQuery) {
+// costlyBigQuery answers a dry run and jobs.query of a 2 GiB SELECT; the
+// test counts the jobs.query requests (the queries that ran).
+func costlyServer(t *testing.T) (*Backend, *bqfake.Fake) {
 	t.Helper()
-	fake := &costlyBigQuery{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := bqfake.New(t)
+	const bytes = 2147483648
+	fake.OnJob(func(j *bq.Job) {
+		j.Statistics = &bq.JobStatistics{TotalBytesProcessed: bytes, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: bytes}}
+		if !j.Configuration.DryRun {
+			j.Statistics.Query.TotalBytesBilled = bytes
+			j.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "result"}
+		}
+	})
+	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "result"}, Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}},
+		&bq.TableRow{F: []*bq.TableCell{{V: "42"}}})
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	cfg.ConfirmAboveBytes = 1 << 30
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
@@ -100,13 +72,13 @@ func TestConfirmationThroughElicitation(t *testing.T) {
 					t.Fatalf("the user was asked %q, want one question with the bytes and the cost", asked)
 				}
 				if tc.runs {
-					if res.IsError || fake.ran() != 1 {
-						t.Fatalf("accepted: isError %v, %d jobs; want the query run once: %+v", res.IsError, fake.ran(), res.Content)
+					if res.IsError || fake.Count(bqfake.JobsQuery) != 1 {
+						t.Fatalf("accepted: isError %v, %d jobs; want the query run once: %+v", res.IsError, fake.Count(bqfake.JobsQuery), res.Content)
 					}
 					return
 				}
-				if !res.IsError || fake.ran() != 0 {
-					t.Fatalf("not accepted: isError %v, %d jobs; want an error and no job", res.IsError, fake.ran())
+				if !res.IsError || fake.Count(bqfake.JobsQuery) != 0 {
+					t.Fatalf("not accepted: isError %v, %d jobs; want an error and no job", res.IsError, fake.Count(bqfake.JobsQuery))
 				}
 				if e := errorOf(t, res); e.Code != bqerr.PermissionDenied {
 					t.Errorf("code %s, want PERMISSION_DENIED", e.Code)
@@ -130,8 +102,8 @@ func TestConfirmationWithoutElicitation(t *testing.T) {
 		if !res.IsError || e.Code != bqerr.ResourceExhausted || !strings.Contains(e.Message, "2.0 GiB") || e.Hint == "" {
 			t.Errorf("protocol %q: result %+v, want RESOURCE_EXHAUSTED with the estimate and a hint", version, e)
 		}
-		if fake.ran() != 0 {
-			t.Errorf("protocol %q: %d jobs ran without confirmation", version, fake.ran())
+		if fake.Count(bqfake.JobsQuery) != 0 {
+			t.Errorf("protocol %q: %d jobs ran without confirmation", version, fake.Count(bqfake.JobsQuery))
 		}
 	}
 }

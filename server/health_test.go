@@ -2,66 +2,53 @@ package server
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	bq "google.golang.org/api/bigquery/v2"
+
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
-// datasetsBigQuery answers datasets.list of project p: the health probe
-// (maxResults=1) at once, the unfiltered listing with pages, each a list
-// of dataset IDs; hang makes the unfiltered listing wait for its caller to
-// give up, fail makes it answer 403.
-type datasetsBigQuery struct {
-	pages      [][]string
-	hang, fail bool
-}
+// unfiltered matches the unfiltered datasets.list of project p, not the
+// health probe's (maxResults=1).
+func unfiltered(r *bqfake.Request) bool { return r.Query.Get("maxResults") != "1" }
 
-func (f *datasetsBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if r.URL.Path != "/projects/p/datasets" {
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"code":404,"message":"no fake for this path","errors":[{"reason":"notFound"}]}}`)
-		return
-	}
-	if r.URL.Query().Get("maxResults") == "1" {
-		io.WriteString(w, `{"datasets":[{"datasetReference":{"projectId":"p","datasetId":"sales"}}]}`)
-		return
-	}
-	switch {
-	case f.hang:
-		<-r.Context().Done()
-		return
-	case f.fail:
-		w.WriteHeader(http.StatusForbidden)
-		io.WriteString(w, `{"error":{"code":403,"message":"Access Denied: Project p: User does not have bigquery.datasets.list","errors":[{"reason":"accessDenied"}]}}`)
-		return
-	}
-	page := 0
-	if tok := r.URL.Query().Get("pageToken"); tok != "" {
-		page = int(tok[0] - '0')
-	}
-	var ds []string
-	for _, id := range f.pages[page] {
-		ds = append(ds, `{"datasetReference":{"projectId":"p","datasetId":"`+id+`"}}`)
-	}
-	next := ""
-	if page+1 < len(f.pages) {
-		next = `,"nextPageToken":"` + string(rune('0'+page+1)) + `"`
-	}
-	io.WriteString(w, `{"datasets":[`+strings.Join(ds, ",")+`]`+next+`}`)
-}
-
-func healthOf(t *testing.T, fake *datasetsBigQuery, datasets string) *HealthReport {
+// probed answers the health probe: project p has dataset sales.
+func probed(t *testing.T) *bqfake.Fake {
 	t.Helper()
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := bqfake.New(t)
+	fake.AddDataset("sales", "")
+	return fake
+}
+
+// datasetPages answers the health probe at once and the unfiltered
+// listing with pages, each a list of dataset IDs.
+func datasetPages(t *testing.T, pages ...[]string) *bqfake.Fake {
+	t.Helper()
+	fake := probed(t)
+	fake.On(bqfake.DatasetsList).When(unfiltered).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		page, _ := strconv.Atoi(r.Query.Get("pageToken"))
+		out := &bq.DatasetList{}
+		for _, id := range pages[page] {
+			out.Datasets = append(out.Datasets, &bq.DatasetListDatasets{DatasetReference: &bq.DatasetReference{ProjectId: "p", DatasetId: id}})
+		}
+		if page+1 < len(pages) {
+			out.NextPageToken = strconv.Itoa(page + 1)
+		}
+		return out, nil
+	})
+	return fake
+}
+
+func healthOf(t *testing.T, fake *bqfake.Fake, datasets string) *HealthReport {
+	t.Helper()
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth, cfg.Governance.Datasets = "p", srv.URL, auth.None, datasets
+	cfg.Project, cfg.Endpoint, cfg.Auth, cfg.Governance.Datasets = "p", fake.URL, auth.None, datasets
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -74,17 +61,17 @@ func healthOf(t *testing.T, fake *datasetsBigQuery, datasets string) *HealthRepo
 // allowlist, i.e. whether --datasets is the only boundary, and recommends
 // dataset-level IAM when it is, without naming the hidden datasets.
 func TestHealthReportsDatasetsOutsideTheAllowlist(t *testing.T) {
-	if r := healthOf(t, &datasetsBigQuery{pages: [][]string{{"sales", "hr"}}}, ""); r.Allowlist != nil {
+	if r := healthOf(t, datasetPages(t, []string{"sales", "hr"}), ""); r.Allowlist != nil {
 		t.Errorf("no allowlist, yet health reports one: %+v", r.Allowlist)
 	}
 
-	r := healthOf(t, &datasetsBigQuery{pages: [][]string{{"sales", "sales_eu"}, {"sales_us"}}}, "sales,sales_*")
+	r := healthOf(t, datasetPages(t, []string{"sales", "sales_eu"}, []string{"sales_us"}), "sales,sales_*")
 	if a := r.Allowlist; a == nil || a.CredentialListsOutside == nil || *a.CredentialListsOutside || a.Hint != "" || a.Datasets != "p.sales, p.sales_*" {
 		t.Errorf("IAM limited to the allowlist: %+v", a)
 	}
 
 	// The dataset outside is on the second page.
-	r = healthOf(t, &datasetsBigQuery{pages: [][]string{{"sales"}, {"hr_payroll"}}}, "sales")
+	r = healthOf(t, datasetPages(t, []string{"sales"}, []string{"hr_payroll"}), "sales")
 	a := r.Allowlist
 	if a == nil || a.CredentialListsOutside == nil || !*a.CredentialListsOutside ||
 		!strings.Contains(a.Hint, "roles/bigquery.dataViewer") || strings.Contains(a.Hint, "hr_payroll") {
@@ -98,12 +85,16 @@ func TestHealthReportsDatasetsOutsideTheAllowlist(t *testing.T) {
 // A failing or hanging check is reported in health, never a failed health
 // call, and costs at most its short timeout.
 func TestHealthSurvivesTheAllowlistCheck(t *testing.T) {
-	r := healthOf(t, &datasetsBigQuery{fail: true}, "sales")
+	fake := probed(t)
+	fake.On(bqfake.DatasetsList).When(unfiltered).FailWith(bqfake.Errorf(http.StatusForbidden, "accessDenied", "Access Denied: Project p: User does not have bigquery.datasets.list"))
+	r := healthOf(t, fake, "sales")
 	if a := r.Allowlist; a == nil || a.CredentialListsOutside != nil || !strings.Contains(a.Error, "could not check") {
 		t.Errorf("403 on the listing: %+v", a)
 	}
 	start := time.Now()
-	r = healthOf(t, &datasetsBigQuery{hang: true}, "sales")
+	fake = probed(t)
+	fake.On(bqfake.DatasetsList).When(unfiltered).Hold()
+	r = healthOf(t, fake, "sales")
 	if took := time.Since(start); took > exposureTimeout+5*time.Second {
 		t.Errorf("health took %v with a hanging listing", took)
 	}

@@ -3,20 +3,16 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
 
-	"cloud.google.com/go/bigquery"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
@@ -24,47 +20,25 @@ import (
 
 // shopBigQuery answers the listing and tables.get calls of resources and
 // completion for project p: datasets sales_eu (table orders) and hr (table
-// salaries). It counts every request.
-type shopBigQuery struct{ requests atomic.Int64 }
-
-func (f *shopBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.requests.Add(1)
-	w.Header().Set("Content-Type", "application/json")
-	tables := map[string]string{"sales_eu": "orders", "hr": "salaries"}
-	_, path, _ := strings.Cut(r.URL.Path, "/projects/p/datasets")
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	switch {
-	case path == "":
-		io.WriteString(w, `{"datasets":[{"datasetReference":{"projectId":"p","datasetId":"hr"}},{"datasetReference":{"projectId":"p","datasetId":"sales_eu"}}]}`)
-	case len(parts) == 2 && parts[1] == "tables" && tables[parts[0]] != "":
-		io.WriteString(w, `{"tables":[{"tableReference":{"projectId":"p","datasetId":"`+parts[0]+`","tableId":"`+tables[parts[0]]+`"},"type":"TABLE"}]}`)
-	case len(parts) == 3 && parts[1] == "tables" && tables[parts[0]] == parts[2]:
-		io.WriteString(w, `{"tableReference":{"projectId":"p","datasetId":"`+parts[0]+`","tableId":"`+parts[2]+`"},"type":"TABLE",`+
-			`"schema":{"fields":[{"name":"email","type":"STRING"}]}}`)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"code":404,"message":"Not found","errors":[{"reason":"notFound","message":"Not found"}]}}`)
+// salaries).
+func shopBigQuery(t *testing.T) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
+	for _, d := range [][2]string{{"hr", "salaries"}, {"sales_eu", "orders"}} {
+		fake.AddDataset(d[0], "")
+		fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: d[0], TableId: d[1]}, Type: "TABLE",
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "email", Type: "STRING"}}}})
 	}
+	return fake
 }
 
 // connectShop serves the resources and completion of a schema service on
 // shopBigQuery with the allowlist spec, to an in-memory client.
-func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *shopBigQuery) {
+func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *bqfake.Fake) {
 	t.Helper()
-	fake := &shopBigQuery{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	opts := []option.ClientOption{option.WithHTTPClient(&http.Client{Transport: &resilience.Transport{Base: http.DefaultTransport}}), option.WithEndpoint(srv.URL)}
-	client, err := bigquery.NewClient(ctx, "p", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
-	rest, err := bq.NewService(ctx, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	fake := shopBigQuery(t)
+	hc := &http.Client{Transport: &resilience.Transport{Base: http.DefaultTransport}}
+	client, rest := fake.Client(t, hc), fake.REST(t, hc)
 	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +73,7 @@ func TestResourcesAndCompletionHonourTheAllowlist(t *testing.T) {
 	if err != nil || len(r.Contents) != 1 || !strings.Contains(r.Contents[0].Text, `"email"`) {
 		t.Fatalf("allowed resource = %+v, %v", r, err)
 	}
-	before := fake.requests.Load()
+	before := fake.Count(bqfake.Any)
 	for _, uri := range []string{"bigquery://p/hr/salaries", "bigquery://q/sales_eu/orders"} {
 		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		var rpc *jsonrpc.Error
@@ -107,7 +81,7 @@ func TestResourcesAndCompletionHonourTheAllowlist(t *testing.T) {
 			t.Errorf("%s: error %v (data %s), want PERMISSION_DENIED naming p.sales_*", uri, err, dataOf(rpc))
 		}
 	}
-	if n := fake.requests.Load() - before; n != 0 {
+	if n := fake.Count(bqfake.Any) - before; n != 0 {
 		t.Errorf("refused reads sent %d requests", n)
 	}
 	if got := complete(t, cs, "project", "", nil); !slices.Equal(got, []string{"p"}) {
@@ -119,14 +93,14 @@ func TestResourcesAndCompletionHonourTheAllowlist(t *testing.T) {
 	if got := complete(t, cs, "table", "", map[string]string{"dataset": "sales_eu"}); !slices.Equal(got, []string{"orders"}) {
 		t.Errorf("table completion = %v", got)
 	}
-	mid := fake.requests.Load()
+	mid := fake.Count(bqfake.Any)
 	if got := complete(t, cs, "table", "", map[string]string{"dataset": "hr"}); len(got) != 0 {
 		t.Errorf("table completion of hr = %v, want none", got)
 	}
 	if got := complete(t, cs, "dataset", "", map[string]string{"project": "q"}); len(got) != 0 {
 		t.Errorf("dataset completion of project q = %v, want none", got)
 	}
-	if n := fake.requests.Load() - mid; n != 0 {
+	if n := fake.Count(bqfake.Any) - mid; n != 0 {
 		t.Errorf("refused completions sent %d requests", n)
 	}
 

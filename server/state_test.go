@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,11 +16,9 @@ import (
 // governance state in the Redis at url.
 func buildOnState(t *testing.T, url string, failOpen bool) (*Backend, error) {
 	t.Helper()
-	fake := &fakeBigQuery{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := newFakeBigQuery(t)
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	cfg.Governance.MaxBytesPerDay = 1 << 30
 	cfg.Governance.State, cfg.Governance.StateFailOpen, cfg.Governance.StatePrefix = url, failOpen, "servertest:"
 	cfg.Resilience.Breaker = resilience.Breaker{Failures: 1, Open: time.Hour, Successes: 1}
