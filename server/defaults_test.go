@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -11,15 +9,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // argumentDescriptions lists, from tools/list of a server built from cfg,
 // the description of every input property, by tool and property.
 func argumentDescriptions(t *testing.T, cfg Config) map[string]map[string]string {
 	t.Helper()
-	srv := httptest.NewServer(http.NotFoundHandler()) // no BigQuery call is made
-	t.Cleanup(srv.Close)
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	fake := bqfake.New(t) // no BigQuery call is made
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

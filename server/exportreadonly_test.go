@@ -3,11 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,37 +12,22 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // exportingBigQuery answers what an export sends, as the REST reference
 // documents: the dry run and the query job (a SELECT whose result lands in
 // an anonymous table), the copy job and the exported table's patch, the
 // extract job and the result table's tables.get. Every job is kept.
-type exportingBigQuery struct {
-	mu   sync.Mutex
-	jobs map[string]*bq.Job
-	seen []string
-}
-
-func (f *exportingBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.seen = append(f.seen, r.Method+" "+r.URL.Path)
-	reply := func(v any) {
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(v)
-	}
+func exportingBigQuery(t *testing.T) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
 	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
 	anon := &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon1"}
-	id, _ := strings.CutPrefix(r.URL.Path, "/projects/p/jobs/")
-	qid, _ := strings.CutPrefix(r.URL.Path, "/projects/p/queries/")
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
-		var job bq.Job
-		json.NewDecoder(r.Body).Decode(&job)
-		job.Status = &bq.JobStatus{State: "DONE"}
-		c := job.Configuration
-		switch {
+	fake.AddTable(&bq.Table{TableReference: anon, NumBytes: 16, Schema: schema},
+		&bq.TableRow{F: []*bq.TableCell{{V: "1"}}}, &bq.TableRow{F: []*bq.TableCell{{V: "2"}}})
+	fake.OnJob(func(job *bq.Job) {
+		switch c := job.Configuration; {
 		case c.DryRun:
 			job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 100, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: 100, Schema: schema}}
 		case c.Query != nil:
@@ -54,32 +36,14 @@ func (f *exportingBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case c.Extract != nil:
 			job.Statistics = &bq.JobStatistics{Extract: &bq.JobStatistics4{DestinationUriFileCounts: []int64{2}}}
 		}
-		if job.JobReference != nil && job.JobReference.JobId != "" {
-			job.JobReference.Location = "US"
-			f.jobs[job.JobReference.JobId] = &job
-		}
-		reply(&job)
-	case r.Method == http.MethodGet && f.jobs[id] != nil:
-		reply(f.jobs[id])
-	case r.Method == http.MethodGet && f.jobs[qid] != nil:
-		reply(&bq.GetQueryResultsResponse{JobReference: f.jobs[qid].JobReference, JobComplete: true, Schema: schema, TotalRows: 2})
-	case r.URL.Path == "/projects/p/datasets/_anon/tables/anon1":
-		reply(&bq.Table{TableReference: anon, NumRows: 2, NumBytes: 16, Schema: schema})
-	case r.Method == http.MethodPatch && strings.HasPrefix(r.URL.Path, "/projects/p/datasets/exports/tables/"):
-		t := bq.Table{TableReference: &bq.TableReference{ProjectId: "p", DatasetId: "exports", TableId: strings.TrimPrefix(r.URL.Path, "/projects/p/datasets/exports/tables/")}, NumRows: 2, NumBytes: 16}
-		reply(&t)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		reply(map[string]any{"error": map[string]any{"code": 404, "message": "no fake for " + r.Method + " " + r.URL.Path, "errors": []map[string]any{{"reason": "notFound"}}}})
-	}
+	})
+	return fake
 }
 
 // jobsOf lists the kept jobs of one kind: "copy", "extract" or "query".
-func (f *exportingBigQuery) jobsOf(kind string) []*bq.Job {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+func jobsOf(fake *bqfake.Fake, kind string) []*bq.Job {
 	var out []*bq.Job
-	for _, j := range f.jobs {
+	for _, j := range fake.Jobs() {
 		c := j.Configuration
 		if (kind == "copy" && c.Copy != nil) || (kind == "extract" && c.Extract != nil) || (kind == "query" && c.Query != nil && !c.DryRun) {
 			out = append(out, j)
@@ -95,11 +59,9 @@ func (f *exportingBigQuery) jobsOf(kind string) []*bq.Job {
 // before any job; on http with --export-gcs the default destination is
 // Cloud Storage and the answer links every object.
 func TestExportOnAReadOnlyServer(t *testing.T) {
-	fake := &exportingBigQuery{jobs: map[string]*bq.Job{}}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := exportingBigQuery(t)
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	cfg.ReadOnly, cfg.Toolsets, cfg.Governance.Datasets = true, []Toolset{ToolsetQuery, ToolsetExport}, "sales"
 	cfg.Export.Dataset, cfg.Export.GCS, cfg.Export.Destination = "exports", "gs://bkt/pfx", "gcs"
 	b, err := Build(context.Background(), cfg)
@@ -132,13 +94,13 @@ func TestExportOnAReadOnlyServer(t *testing.T) {
 	if res.IsError || out["uri"] != "bigquery://p/exports/campaign" {
 		t.Fatalf("table export on a read-only server: %+v", out)
 	}
-	if cp := fake.jobsOf("copy"); len(cp) != 1 || cp[0].Configuration.Copy.DestinationTable.DatasetId != "exports" {
+	if cp := jobsOf(fake, "copy"); len(cp) != 1 || cp[0].Configuration.Copy.DestinationTable.DatasetId != "exports" {
 		t.Errorf("copy jobs = %v", cp)
 	}
 
-	before := len(fake.jobsOf("query"))
+	before := len(jobsOf(fake, "query"))
 	res, out = call(map[string]any{"sql": "DELETE FROM sales.orders WHERE true", "destination": "table"})
-	if !res.IsError || out["code"] != string(bqerr.InvalidArgument) || len(fake.jobsOf("query")) != before {
+	if !res.IsError || out["code"] != string(bqerr.InvalidArgument) || len(jobsOf(fake, "query")) != before {
 		t.Errorf("a DELETE exported on a read-only server: %+v", out)
 	}
 
@@ -156,7 +118,7 @@ func TestExportOnAReadOnlyServer(t *testing.T) {
 	if !slices.Equal(links, want) {
 		t.Errorf("links %v, want %v", links, want)
 	}
-	if ex := fake.jobsOf("extract"); len(ex) != 1 || ex[0].Configuration.Extract.DestinationUris[0] != "gs://bkt/pfx/q/one/part-*.parquet" ||
+	if ex := jobsOf(fake, "extract"); len(ex) != 1 || ex[0].Configuration.Extract.DestinationUris[0] != "gs://bkt/pfx/q/one/part-*.parquet" ||
 		ex[0].Configuration.Labels["mcp_tool"] != "export_results" {
 		t.Errorf("extract jobs = %+v", ex)
 	}

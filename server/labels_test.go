@@ -2,19 +2,15 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -52,50 +48,42 @@ func TestLabelJobs(t *testing.T) {
 	}
 }
 
-// labelledBigQuery records the labels of every jobs.query and dry run
-// (jobs.insert) and answers them as BigQuery does for SELECT 1.
-type labelledBigQuery struct {
-	mu     sync.Mutex
-	labels []map[string]string
+// selectOne answers every query and dry run as BigQuery does for SELECT 1
+// AS n.
+func selectOne(t *testing.T) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
+	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	fake.OnJob(func(j *bq.Job) {
+		j.Statistics.Query.Schema = schema
+		j.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
+	})
+	return fake
 }
 
-func (f *labelledBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	body, _ := io.ReadAll(r.Body)
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/queries":
-		var req bq.QueryRequest
-		_ = json.Unmarshal(body, &req)
-		f.record(req.Labels)
-		io.WriteString(w, `{"jobReference":{"projectId":"p","jobId":"j1","location":"US"},"jobComplete":true,"totalRows":"1",`+
-			`"schema":{"fields":[{"name":"n","type":"INTEGER"}]},"rows":[{"f":[{"v":"1"}]}]}`)
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
-		var job bq.Job
-		_ = json.Unmarshal(body, &job)
-		f.record(job.Configuration.Labels)
-		io.WriteString(w, `{"jobReference":{"projectId":"p","location":"US"},"configuration":{"dryRun":true},"status":{"state":"DONE"},`+
-			`"statistics":{"query":{"statementType":"SELECT","schema":{"fields":[{"name":"n","type":"INTEGER"}]}}}}`)
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		io.WriteString(w, `{"error":{"code":404,"message":"no fake for this path","errors":[{"reason":"notFound"}]}}`)
+// jobLabels lists the labels of every jobs.query and jobs.insert (dry run
+// included) among requests.
+func jobLabels(requests []*bqfake.Request) []map[string]string {
+	var out []map[string]string
+	for _, r := range requests {
+		switch r.Route {
+		case bqfake.JobsQuery:
+			out = append(out, r.QueryRequest.Labels)
+		case bqfake.JobsInsert:
+			out = append(out, r.Job.Configuration.Labels)
+		}
 	}
-}
-
-func (f *labelledBigQuery) record(labels map[string]string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.labels = append(f.labels, labels)
+	return out
 }
 
 // The labels reach the wire on every job request of a built server, under
 // both protocol eras: the client's name comes from its initialize
 // (2025-06-18) or from each request (2026-07-28).
 func TestJobLabelsOnTheWire(t *testing.T) {
-	fake := &labelledBigQuery{}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
+	fake := selectOne(t)
 	cfg := Defaults()
-	cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	cfg.Governance.JobLabels = map[string]string{"team": "data", "env": "test"}
 	b, err := Build(context.Background(), cfg)
 	if err != nil {
@@ -119,9 +107,7 @@ func TestJobLabelsOnTheWire(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cs.Close() })
-			fake.mu.Lock()
-			fake.labels = nil
-			fake.mu.Unlock()
+			before := fake.Count(bqfake.Any)
 
 			for _, tool := range []string{"execute_sql", "dry_run_sql"} {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"sql": sql}})
@@ -129,18 +115,17 @@ func TestJobLabelsOnTheWire(t *testing.T) {
 					t.Fatalf("%s: %v %+v", tool, err, res)
 				}
 			}
-			fake.mu.Lock()
-			defer fake.mu.Unlock()
+			labels := jobLabels(fake.Requests(bqfake.Any)[before:])
 			// execute_sql: its read-only dry run, then jobs.query;
 			// dry_run_sql: its dry run.
 			wantTools := []string{"execute_sql", "execute_sql", "dry_run_sql"}
-			if len(fake.labels) != len(wantTools) {
-				t.Fatalf("%d job requests, want %d", len(fake.labels), len(wantTools))
+			if len(labels) != len(wantTools) {
+				t.Fatalf("%d job requests, want %d", len(labels), len(wantTools))
 			}
 			for i, tool := range wantTools {
 				want := map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": tool, "mcp_client": "claude_code", "team": "data", "env": "test"}
-				if !maps.Equal(fake.labels[i], want) {
-					t.Errorf("job request %d labels = %v, want %v", i, fake.labels[i], want)
+				if !maps.Equal(labels[i], want) {
+					t.Errorf("job request %d labels = %v, want %v", i, labels[i], want)
 				}
 			}
 		})

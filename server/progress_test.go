@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -12,8 +10,10 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 const runningJobID = "bqmcp_running_job"
@@ -21,53 +21,43 @@ const runningJobID = "bqmcp_running_job"
 // runningBigQuery serves a query job that runs until done is closed:
 // jobs.query answers early with jobComplete false, getQueryResults long
 // polls up to its timeoutMs, jobs.get says RUNNING with bytes read so far.
-type runningBigQuery struct {
-	done chan struct{}
-}
-
-func (f *runningBigQuery) finished(r *http.Request, wait time.Duration) bool {
-	select {
-	case <-f.done:
-		return true
-	case <-time.After(wait):
-	case <-r.Context().Done():
-	}
-	select {
-	case <-f.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (f *runningBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	ref := map[string]any{"projectId": "p", "jobId": runningJobID, "location": "US"}
-	done := map[string]any{"jobReference": ref, "jobComplete": true, "totalRows": "1",
-		"schema": map[string]any{"fields": []any{map[string]any{"name": "n", "type": "INTEGER"}}},
-		"rows":   []any{map[string]any{"f": []any{map[string]any{"v": "42"}}}}}
-	running := map[string]any{"jobReference": ref, "jobComplete": false}
-	var out any
-	switch p := r.URL.Path; {
-	case r.Method == http.MethodPost && p == "/projects/p/queries":
-		out = running
-		if f.finished(r, 100*time.Millisecond) {
-			out = done
+func runningBigQuery(t *testing.T, done <-chan struct{}) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
+	finished := func(r *bqfake.Request, wait time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(wait):
+		case <-r.HTTP.Context().Done():
 		}
-	case r.Method == http.MethodGet && p == "/projects/p/queries/"+runningJobID:
-		ms, _ := strconv.Atoi(r.URL.Query().Get("timeoutMs"))
-		out = running
-		if f.finished(r, time.Duration(ms)*time.Millisecond) {
-			out = done
+		select {
+		case <-done:
+			return true
+		default:
+			return false
 		}
-	case r.Method == http.MethodGet && p == "/projects/p/jobs/"+runningJobID:
-		out = map[string]any{"jobReference": ref, "status": map[string]any{"state": "RUNNING"},
-			"statistics": map[string]any{"creationTime": strconv.FormatInt(time.Now().Add(-2*time.Second).UnixMilli(), 10), "totalBytesProcessed": "4096"}}
-	default:
-		w.WriteHeader(http.StatusNotFound)
-		out = map[string]any{"error": map[string]any{"code": 404, "message": "no fake for " + r.Method + " " + p, "errors": []any{map[string]any{"reason": "notFound"}}}}
 	}
-	json.NewEncoder(w).Encode(out)
+	ref := &bq.JobReference{ProjectId: "p", JobId: runningJobID, Location: "US"}
+	answer := func(r *bqfake.Request, wait time.Duration) (any, error) {
+		if !finished(r, wait) {
+			return &bq.QueryResponse{JobReference: ref}, nil
+		}
+		return &bq.QueryResponse{JobReference: ref, JobComplete: true, TotalRows: 1,
+			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
+			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "42"}}}}}, nil
+	}
+	ours := func(r *bqfake.Request) bool { return r.JobID == runningJobID }
+	fake.On(bqfake.JobsQuery).ReplyFunc(func(r *bqfake.Request) (any, error) { return answer(r, 100*time.Millisecond) })
+	fake.On(bqfake.JobsGetQueryResults).When(ours).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		ms, _ := strconv.Atoi(r.Query.Get("timeoutMs"))
+		return answer(r, time.Duration(ms)*time.Millisecond)
+	})
+	fake.On(bqfake.JobsGet).When(ours).ReplyFunc(func(*bqfake.Request) (any, error) {
+		return &bq.Job{JobReference: ref, Status: &bq.JobStatus{State: "RUNNING"},
+			Statistics: &bq.JobStatistics{CreationTime: time.Now().Add(-2 * time.Second).UnixMilli(), TotalBytesProcessed: 4096}}, nil
+	})
+	return fake
 }
 
 // progressLog collects the progress notifications a client receives.
@@ -112,11 +102,10 @@ func drain(t *testing.T, s *mcp.Server) {
 func TestProgressNotificationsWhileQueryRuns(t *testing.T) {
 	for _, version := range []string{"2025-06-18", ""} {
 		t.Run("protocol="+version, func(t *testing.T) {
-			fake := &runningBigQuery{done: make(chan struct{})}
-			srv := httptest.NewServer(fake)
-			t.Cleanup(srv.Close)
+			done := make(chan struct{})
+			fake := runningBigQuery(t, done)
 			cfg := Defaults()
-			cfg.Project, cfg.Endpoint, cfg.Auth = "p", srv.URL, auth.None
+			cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 			cfg.AllowWrites = true // no dry run: the fake answers only the query path
 			b, err := Build(context.Background(), cfg)
 			if err != nil {
@@ -145,7 +134,7 @@ func TestProgressNotificationsWhileQueryRuns(t *testing.T) {
 
 			params := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT n FROM t", "waitSeconds": 10}}
 			params.SetProgressToken("query-1")
-			time.AfterFunc(1500*time.Millisecond, func() { close(fake.done) })
+			time.AfterFunc(1500*time.Millisecond, func() { close(done) })
 			res, err = cs.CallTool(ctx, params)
 			if err != nil {
 				t.Fatalf("execute_sql: %v", err)
