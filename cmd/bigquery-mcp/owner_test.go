@@ -3,134 +3,71 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth/clientauth"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/server"
 )
 
 // jobsBigQuery is a fake BigQuery REST API with three kinds of query:
 // "SELECT 'running'" runs until cancelled, "SELECT 'failed'" fails after
-// its first answer, any other finishes at once. It counts the requests
-// that name each job and records cancellations.
-type jobsBigQuery struct {
-	mu        sync.Mutex
-	n         int
-	kinds     map[string]string // job ID -> kind
-	requests  map[string]int
-	cancelled map[string]bool
-}
-
-func (f *jobsBigQuery) named(id string) (kind string, ok bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.requests[id]++
-	kind, ok = f.kinds[id]
-	return kind, ok
-}
-
-func (f *jobsBigQuery) requestsFor(id string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[id]
-}
-
-func (f *jobsBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	reply := func(status int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		_ = json.NewEncoder(w).Encode(v)
-	}
-	notFound := func(id string) {
-		reply(404, map[string]any{"error": map[string]any{"code": 404, "message": "Not found: Job p:US." + id, "errors": []any{map[string]any{"reason": "notFound", "message": "Not found: Job p:US." + id}}}})
-	}
+// its first answer, any other finishes at once.
+func jobsBigQuery(t *testing.T) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
 	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
-	path := strings.TrimPrefix(r.URL.Path, "/bigquery/v2")
-	switch {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs": // dry run
-		var job bq.Job
-		_ = json.NewDecoder(r.Body).Decode(&job)
-		job.JobReference = &bq.JobReference{ProjectId: "p", JobId: "dry", Location: "US"}
-		job.Status = &bq.JobStatus{State: "DONE"}
-		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 10, Query: &bq.JobStatistics2{
-			StatementType: "SELECT", TotalBytesProcessed: 10, ReferencedTables: []*bq.TableReference{{ProjectId: "p", DatasetId: "sales", TableId: "t"}},
-		}}
-		reply(200, &job)
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		var req bq.QueryRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		kind := "finished"
-		for _, k := range []string{"running", "failed"} {
-			if strings.Contains(req.Query, k) {
-				kind = k
-			}
-		}
-		f.mu.Lock()
-		f.n++
-		id := fmt.Sprintf("job_%s_%d", kind, f.n)
-		f.kinds[id] = kind
-		f.mu.Unlock()
-		ref := &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}
-		if kind != "finished" {
-			reply(200, &bq.QueryResponse{JobReference: ref, JobComplete: false})
+	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	fake.OnJob(func(job *bq.Job) {
+		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 10, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: 10}}
+		if job.Configuration.DryRun {
+			job.Statistics.Query.ReferencedTables = []*bq.TableReference{{ProjectId: "p", DatasetId: "sales", TableId: "t"}}
 			return
 		}
-		reply(200, &bq.QueryResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows, TotalBytesBilled: 10, TotalBytesProcessed: 10})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		id := strings.TrimPrefix(path, "/projects/p/queries/")
-		kind, ok := f.named(id)
-		ref := &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}
-		switch {
-		case !ok:
-			notFound(id)
-		case kind == "running":
-			reply(200, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: false})
-		case kind == "failed":
-			reply(400, map[string]any{"error": map[string]any{"code": 400, "message": "Division by zero: 1 / 0", "errors": []any{map[string]any{"reason": "invalidQuery", "message": "Division by zero: 1 / 0"}}}})
-		default:
-			reply(200, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows})
-		}
-	case strings.HasPrefix(path, "/projects/p/jobs/"):
-		id, cancel := strings.CutSuffix(strings.TrimPrefix(path, "/projects/p/jobs/"), "/cancel")
-		kind, ok := f.named(id)
-		if !ok {
-			notFound(id)
-			return
-		}
-		job := &bq.Job{
-			JobReference:  &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"},
-			Configuration: &bq.JobConfiguration{JobType: "QUERY", Query: &bq.JobConfigurationQuery{Query: "SELECT"}},
-			Status:        &bq.JobStatus{State: "DONE"},
-			Statistics:    &bq.JobStatistics{TotalBytesProcessed: 10, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesBilled: 10}},
-		}
-		switch kind {
-		case "running":
+		job.Statistics.Query.TotalBytesBilled = 10
+		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
+		if q := job.Configuration.Query.Query; strings.Contains(q, "running") || strings.Contains(q, "failed") {
 			job.Status.State = "RUNNING"
-		case "failed":
-			job.Status.ErrorResult = &bq.ErrorProto{Reason: "invalidQuery", Message: "Division by zero: 1 / 0"}
 		}
-		if cancel {
-			f.mu.Lock()
-			f.cancelled[id] = true
-			f.mu.Unlock()
-			reply(200, &bq.JobCancelResponse{Job: job})
-			return
+	})
+	// The failed query's job fails once jobs.query has answered.
+	fake.On(bqfake.Any).When(func(r *bqfake.Request) bool { return r.JobID != "" }).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		fake.UpdateJob(r.JobID, func(job *bq.Job) {
+			if strings.Contains(job.Configuration.Query.Query, "failed") {
+				job.Status = &bq.JobStatus{State: "DONE", ErrorResult: &bq.ErrorProto{Reason: "invalidQuery", Message: "Division by zero: 1 / 0"}}
+			}
+		})
+		return nil, nil
+	})
+	return fake
+}
+
+// requestsFor counts the requests naming job id.
+func requestsFor(fake *bqfake.Fake, id string) int {
+	n := 0
+	for _, r := range fake.Requests(bqfake.Any) {
+		if r.JobID == id {
+			n++
 		}
-		reply(200, job)
-	default:
-		reply(404, map[string]any{"error": map[string]any{"code": 404, "message": "no fake for " + path}})
 	}
+	return n
+}
+
+// cancelled says whether job id was cancelled.
+func cancelled(fake *bqfake.Fake, id string) bool {
+	for _, r := range fake.Requests(bqfake.JobsCancel) {
+		if r.JobID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // bearer adds a bearer token to every request.
@@ -148,12 +85,10 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // jobs answer exactly as for a job ID that names no job, with no request
 // naming the job and nothing cancelled; A's own calls work.
 func TestJobsBelongToTheirCallerOverHTTP(t *testing.T) {
-	fake := &jobsBigQuery{kinds: map[string]string{}, requests: map[string]int{}, cancelled: map[string]bool{}}
-	bqSrv := httptest.NewServer(fake)
-	defer bqSrv.Close()
+	fake := jobsBigQuery(t)
 	const tokenA, tokenB = "alice-token-0123456789", "bob-token-0123456789"
 	s, err := parseArgs([]string{"http", "--client-auth", "token", "--client-tokens", tokenA + "," + tokenB,
-		"--endpoint", bqSrv.URL, "--project", "p"}, env(nil))
+		"--endpoint", fake.URL, "--project", "p"}, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,18 +161,18 @@ func TestJobsBelongToTheirCallerOverHTTP(t *testing.T) {
 		want[tool] = strings.ReplaceAll(text, missing, "ID")
 	}
 	for kind, id := range jobs {
-		before := fake.requestsFor(id)
+		before := requestsFor(fake, id)
 		for _, tool := range tools {
 			text, isErr := call(bob, tool, map[string]any{"jobId": id})
 			if got := strings.ReplaceAll(text, id, "ID"); !isErr || got != want[tool] {
 				t.Errorf("bob's %s of alice's %s job answers\n%s\nnot as for a missing job:\n%s", tool, kind, got, want[tool])
 			}
 		}
-		if n := fake.requestsFor(id) - before; n != 0 {
+		if n := requestsFor(fake, id) - before; n != 0 {
 			t.Errorf("bob's calls on alice's %s job made %d BigQuery requests naming it", kind, n)
 		}
 	}
-	if fake.cancelled[jobs["running"]] {
+	if cancelled(fake, jobs["running"]) {
 		t.Error("bob cancelled alice's running job")
 	}
 
@@ -250,9 +185,7 @@ func TestJobsBelongToTheirCallerOverHTTP(t *testing.T) {
 	if text, isErr := call(alice, "cancel_job", map[string]any{"jobId": jobs["running"]}); isErr {
 		t.Errorf("alice's cancel_job: %s", text)
 	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if !fake.cancelled[jobs["running"]] {
+	if !cancelled(fake, jobs["running"]) {
 		t.Error("alice could not cancel her running job")
 	}
 }
