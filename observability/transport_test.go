@@ -11,6 +11,9 @@ import (
 
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	bq "google.golang.org/api/bigquery/v2"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 const slowBody = 60 * time.Millisecond
@@ -20,24 +23,16 @@ const slowBody = 60 * time.Millisecond
 // string, a slow table read, a 503, a listing, and one to a dead server.
 func runTransportRequests(t *testing.T, f *fixture) {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/jobs"):
-			io.WriteString(w, `{"jobReference":{"jobId":"job_secret"}}`)
-		case strings.HasSuffix(r.URL.Path, "/data"):
-			io.WriteString(w, `{"rows":[`)
-			w.(http.Flusher).Flush()
-			time.Sleep(slowBody)
-			io.WriteString(w, `]}`)
-		case strings.Contains(r.URL.Path, "/jobs/"):
-			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, `{"error":{"code":503,"errors":[{"reason":"backendError"}]}}`)
-		default:
-			io.WriteString(w, `{}`)
-		}
-	}))
-	defer srv.Close()
-	client := &http.Client{Transport: f.tel.Transport(srv.Client().Transport)}
+	srv := bqfake.New(t, bqfake.WithProject("proj-a"))
+	srv.AddJob(&bq.Job{JobReference: &bq.JobReference{ProjectId: "proj-a", JobId: "job_secret", Location: "US"}, Status: &bq.JobStatus{State: "RUNNING"}})
+	srv.On(bqfake.TabledataList).Handle(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"rows":[`)
+		w.(http.Flusher).Flush()
+		time.Sleep(slowBody)
+		io.WriteString(w, `]}`)
+	})
+	srv.On(bqfake.JobsGet).Fail(http.StatusServiceUnavailable, "backendError")
+	client := &http.Client{Transport: f.tel.Transport(&http.Transport{})}
 	defer client.CloseIdleConnections()
 
 	do := func(ctx context.Context, method, url string) error {
