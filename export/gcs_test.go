@@ -2,34 +2,21 @@ package export
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// extractBigQuery answers an extract's tables.get of the result table,
-// jobs.insert and jobs.get as the BigQuery REST reference documents
-// (configuration.extract in, statistics.extract.destinationUriFileCounts
-// out, in the order of destinationUris), and keeps what was sent. The
-// emulator (v0.6.6) cannot write to Cloud Storage, so the gcs path is held
-// to this fake.
-type extractBigQuery struct {
-	mu       sync.Mutex
-	job      *bq.Job
-	requests []string
-	inserts  int
+// extract says how extractBigQuery answers.
+type extract struct {
 	// files is what the finished job reports for its one URI.
 	files int64
 	// numBytes is the result table's size.
@@ -40,74 +27,57 @@ type extractBigQuery struct {
 	// failure, when set, is the finished job's errorResult.
 	failure *bq.ErrorProto
 	// running keeps the job RUNNING until it is cancelled.
-	running   bool
-	cancelled int
+	running bool
 }
 
-func (f *extractBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.requests = append(f.requests, r.Method+" "+r.URL.Path)
-	reply := func(status int, v any) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		json.NewEncoder(w).Encode(v)
-	}
-	apiError := func(status int, reason, msg string) {
-		reply(status, map[string]any{"error": map[string]any{"code": status, "message": msg,
-			"errors": []map[string]any{{"reason": reason, "message": msg}}}})
-	}
-	switch {
-	case r.Method == http.MethodGet && r.URL.Path == "/projects/p/datasets/_anon/tables/anon1":
-		reply(http.StatusOK, &bq.Table{TableReference: &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon1"},
-			NumRows: 1500, NumBytes: f.numBytes, Type: "TABLE",
-			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "id", Type: "INTEGER"}, {Name: "s", Type: "STRING"}}}})
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
-		f.inserts++
-		if f.job != nil {
-			apiError(http.StatusConflict, "duplicate", "Already Exists: Job p:US."+f.job.JobReference.JobId)
-			return
-		}
-		var job bq.Job
-		json.NewDecoder(r.Body).Decode(&job)
-		job.Status = &bq.JobStatus{State: "DONE", ErrorResult: f.failure}
-		if f.running {
+// resultTable is the query's result table the extract reads, of numBytes.
+func resultTable(numBytes int64) *bq.Table {
+	return &bq.Table{TableReference: &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon1"},
+		NumRows: 1500, NumBytes: numBytes, Type: "TABLE",
+		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "id", Type: "INTEGER"}, {Name: "s", Type: "STRING"}}}}
+}
+
+// extractBigQuery answers an extract's tables.get of the result table,
+// jobs.insert and jobs.get as the BigQuery REST reference documents
+// (configuration.extract in, statistics.extract.destinationUriFileCounts
+// out, in the order of destinationUris), and keeps what was sent. The
+// emulator (v0.6.6) cannot write to Cloud Storage, so the gcs path is held
+// to this fake.
+func extractBigQuery(t *testing.T, x extract) *bqfake.Fake {
+	t.Helper()
+	fake := bqfake.New(t)
+	fake.AddTable(resultTable(x.numBytes))
+	fake.OnJob(func(job *bq.Job) {
+		switch {
+		case x.running:
 			job.Status.State = "RUNNING"
+		case x.failure != nil:
+			job.Status.ErrorResult = x.failure
+		default:
+			job.Statistics = &bq.JobStatistics{Extract: &bq.JobStatistics4{DestinationUriFileCounts: []int64{x.files}}}
 		}
-		if f.failure != nil {
-			job.Status.Errors = []*bq.ErrorProto{f.failure}
-		} else {
-			job.Statistics = &bq.JobStatistics{Extract: &bq.JobStatistics4{DestinationUriFileCounts: []int64{f.files}}}
-		}
-		f.job = &job
-		if f.lostAnswer {
-			apiError(http.StatusServiceUnavailable, "backendError", "try again")
-			return
-		}
-		reply(http.StatusOK, &job)
-	case r.Method == http.MethodGet && f.job != nil && r.URL.Path == "/projects/p/jobs/"+f.job.JobReference.JobId:
-		reply(http.StatusOK, f.job)
-	case r.Method == http.MethodPost && f.job != nil && r.URL.Path == "/projects/p/jobs/"+f.job.JobReference.JobId+"/cancel":
-		f.cancelled++
-		f.job.Status.State = "DONE"
-		reply(http.StatusOK, &bq.JobCancelResponse{Job: f.job})
-	default:
-		apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+r.URL.Path)
+	})
+	if x.lostAnswer {
+		fake.On(bqfake.JobsInsert).Times(1).FailAfter(http.StatusServiceUnavailable, "backendError")
 	}
+	return fake
+}
+
+// onlyJob is the one job fake keeps.
+func onlyJob(t *testing.T, fake *bqfake.Fake) *bq.Job {
+	t.Helper()
+	jobs := fake.Jobs()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+	return jobs[0]
 }
 
 // newGCSService is a Service whose extracts go to fake through the client
 // library, under the guard every BigQuery client of the server has.
-func newGCSService(t *testing.T, fake *extractBigQuery, q *fakeQueries) *Service {
+func newGCSService(t *testing.T, fake *bqfake.Fake, q *fakeQueries) *Service {
 	t.Helper()
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	client, err := bigquery.NewClient(context.Background(), "p", option.WithEndpoint(srv.URL),
-		option.WithHTTPClient(&http.Client{Transport: &resilience.Transport{}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { client.Close() })
+	client := fake.Client(t, &http.Client{Transport: &resilience.Transport{}})
 	s := newTestService(t, &fakeReader{}, q)
 	s.cfg.Extractor, s.cfg.GCS = ClientExtractor{Client: client}, "gs://bkt/exports/"
 	return s
@@ -121,16 +91,17 @@ func newGCSService(t *testing.T, fake *extractBigQuery, q *fakeQueries) *Service
 // job exists; the answer names every object from destinationUriFileCounts,
 // shard numbers as BigQuery writes them.
 func TestGCSExportExtractsOnce(t *testing.T) {
-	fake := &extractBigQuery{lostAnswer: true, files: 3, numBytes: 4096}
+	fake := extractBigQuery(t, extract{lostAnswer: true, files: 3, numBytes: 4096})
 	s := newGCSService(t, fake, &fakeQueries{})
 	out, err := s.Export(contextWithLabels(context.Background()), Input{SQL: "SELECT 1", Destination: "gcs", Format: "csv", Name: "team/q1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fake.inserts != 2 {
-		t.Errorf("%d extract inserts, want 2 (the lost answer and its retry)", fake.inserts)
+	if fake.Count(bqfake.JobsInsert) != 2 {
+		t.Errorf("%d extract inserts, want 2 (the lost answer and its retry)", fake.Count(bqfake.JobsInsert))
 	}
-	ref, c := fake.job.JobReference, fake.job.Configuration
+	job := onlyJob(t, fake)
+	ref, c := job.JobReference, job.Configuration
 	if !strings.HasPrefix(ref.JobId, "bqmcp_job1_extract_") || ref.Location != "US" || c.Labels["mcp_tool"] != "export_results" {
 		t.Errorf("job = %+v, labels %v", ref, c.Labels)
 	}
@@ -150,12 +121,12 @@ func TestGCSExportExtractsOnce(t *testing.T) {
 	// Each format maps to its destinationFormat; the default name is the
 	// query's job ID.
 	for format, want := range map[string]string{"": "NEWLINE_DELIMITED_JSON", "parquet": "PARQUET"} {
-		fake := &extractBigQuery{files: 1}
+		fake := extractBigQuery(t, extract{files: 1})
 		out, err := newGCSService(t, fake, &fakeQueries{}).Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs", Format: format})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := fake.job.Configuration.Extract; got.DestinationFormat != want || !strings.HasPrefix(got.DestinationUris[0], "gs://bkt/exports/bqmcp_job1/part-*.") {
+		if got := onlyJob(t, fake).Configuration.Extract; got.DestinationFormat != want || !strings.HasPrefix(got.DestinationUris[0], "gs://bkt/exports/bqmcp_job1/part-*.") {
 			t.Errorf("format %q: extract %+v", format, got)
 		}
 		if len(out.Objects) != 1 || !strings.HasSuffix(out.Objects[0], "000000000000."+out.Format) {
@@ -169,7 +140,7 @@ func TestGCSExportExtractsOnce(t *testing.T) {
 // refused before any job; only the last runs the query (its size is the
 // result's).
 func TestGCSExportRefusals(t *testing.T) {
-	fake := &extractBigQuery{files: 1}
+	fake := extractBigQuery(t, extract{files: 1})
 	q := &fakeQueries{}
 	s := newGCSService(t, fake, q)
 	for _, name := range []string{"../up", "/abs", "a/../b", "a//b", "a/", ".hidden", "a/.b", `a\b`, "a b", "x*", "gs://other/x", "%2e%2e",
@@ -179,8 +150,8 @@ func TestGCSExportRefusals(t *testing.T) {
 			t.Errorf("name %q: %v, want INVALID_ARGUMENT", name, err)
 		}
 	}
-	if len(fake.requests) != 0 || q.runs.Load() != 0 {
-		t.Errorf("refused names sent %v and ran %d queries", fake.requests, q.runs.Load())
+	if fake.Count(bqfake.Any) != 0 || q.runs.Load() != 0 {
+		t.Errorf("refused names sent %v and ran %d queries", fake.Requests(bqfake.Any), q.runs.Load())
 	}
 
 	s.cfg.GCS = ""
@@ -192,13 +163,14 @@ func TestGCSExportRefusals(t *testing.T) {
 		t.Error("a gcs export without --export-gcs ran its query")
 	}
 
-	s.cfg.GCS, s.cfg.MaxExportBytes, fake.numBytes = "gs://bkt", 1000, 1001
+	s.cfg.GCS, s.cfg.MaxExportBytes = "gs://bkt", 1000
+	fake.AddTable(resultTable(1001))
 	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted || e.Details.JobID != "bqmcp_job1" {
 		t.Errorf("over --max-export-bytes: %v, want RESOURCE_EXHAUSTED naming the query's job", err)
 	}
-	if fake.inserts != 0 {
-		t.Errorf("a result over --max-export-bytes started %d extract jobs", fake.inserts)
+	if fake.Count(bqfake.JobsInsert) != 0 {
+		t.Errorf("a result over --max-export-bytes started %d extract jobs", fake.Count(bqfake.JobsInsert))
 	}
 }
 
@@ -206,15 +178,15 @@ func TestGCSExportRefusals(t *testing.T) {
 // result) surfaces as a structured error naming the query's job, with no
 // retry of a job BigQuery refused.
 func TestGCSExportJobFails(t *testing.T) {
-	fake := &extractBigQuery{failure: &bq.ErrorProto{Reason: "invalid", Message: "Operation cannot be performed on a nested schema. Field: items"}}
+	fake := extractBigQuery(t, extract{failure: &bq.ErrorProto{Reason: "invalid", Message: "Operation cannot be performed on a nested schema. Field: items"}})
 	s := newGCSService(t, fake, &fakeQueries{})
 	_, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "gcs", Format: "csv"})
 	e, ok := bqerr.As(err)
 	if !ok || (e.Code != bqerr.SchemaError && e.Code != bqerr.InvalidArgument) || e.Retryable || !strings.Contains(e.Message, "nested schema") || e.Details.JobID != "bqmcp_job1" {
 		t.Fatalf("failed extract: %#v", err)
 	}
-	if fake.inserts != 1 {
-		t.Errorf("%d extract inserts for a job that failed, want 1", fake.inserts)
+	if fake.Count(bqfake.JobsInsert) != 1 {
+		t.Errorf("%d extract inserts for a job that failed, want 1", fake.Count(bqfake.JobsInsert))
 	}
 }
 
@@ -222,15 +194,15 @@ func TestGCSExportJobFails(t *testing.T) {
 // (http with --export-gcs) extracts when the agent names none; file and
 // table stay reachable by name.
 func TestGCSDefaultDestination(t *testing.T) {
-	fake := &extractBigQuery{files: 2}
+	fake := extractBigQuery(t, extract{files: 2})
 	s := newGCSService(t, fake, &fakeQueries{})
 	s.cfg.Destination = "gcs"
 	out, err := s.Export(context.Background(), Input{SQL: "SELECT 1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.Destination != "gcs" || out.ObjectCount != 2 || fake.inserts != 1 {
-		t.Errorf("default destination: %+v after %d inserts", out, fake.inserts)
+	if out.Destination != "gcs" || out.ObjectCount != 2 || fake.Count(bqfake.JobsInsert) != 1 {
+		t.Errorf("default destination: %+v after %d inserts", out, fake.Count(bqfake.JobsInsert))
 	}
 	s.cfg.Reader = &fakeReader{schema: testSchema, rows: testRows(3)}
 	if out, err := s.Export(context.Background(), Input{SQL: "SELECT 1", Destination: "file"}); err != nil || out.Destination != "file" {
@@ -260,16 +232,14 @@ func TestParseGCS(t *testing.T) {
 // the extract runs cancels that job (jobs.cancel), so nothing goes on
 // writing unseen.
 func TestGCSExportCancelStopsTheJob(t *testing.T) {
-	fake := &extractBigQuery{running: true, files: 1}
+	fake := extractBigQuery(t, extract{running: true, files: 1})
 	s := newGCSService(t, fake, &fakeQueries{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	if _, err := s.Export(ctx, Input{SQL: "SELECT 1", Destination: "gcs"}); err == nil {
 		t.Fatal("an export whose caller went away succeeded")
 	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if fake.inserts != 1 || fake.cancelled != 1 {
-		t.Errorf("%d inserts, %d cancels; want the one job, cancelled once", fake.inserts, fake.cancelled)
+	if fake.Count(bqfake.JobsInsert) != 1 || fake.Count(bqfake.JobsCancel) != 1 {
+		t.Errorf("%d inserts, %d cancels; want the one job, cancelled once", fake.Count(bqfake.JobsInsert), fake.Count(bqfake.JobsCancel))
 	}
 }
