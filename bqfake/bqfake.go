@@ -279,8 +279,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.counts[req.Route]++
 	req.N = f.counts[req.Route]
+	// The log keeps the request as sent, whatever a rule does to its body.
 	logged := *req
 	logged.HTTP = nil
+	logged.Job, logged.QueryRequest, logged.InsertAll, logged.TableBody = clone(req.Job), clone(req.QueryRequest), clone(req.InsertAll), clone(req.TableBody)
 	f.log = append(f.log, &logged)
 	rules := append([]*Rule(nil), f.rules...)
 	f.mu.Unlock()

@@ -286,7 +286,7 @@ func everydayTables(c everydayCase) []string {
 // runs; allow non-empty sets the dataset allowlist.
 func everydayService(t *testing.T, plans map[string]plan, allow string, writes bool, datasets []string) (*Service, *planBigQuery) {
 	t.Helper()
-	fake := &planBigQuery{t: t, plans: plans, jobs: map[string]plan{}}
+	fake := newPlanBigQuery(t, plans)
 	s := newSlowService(t, fake)
 	s.cfg.AllowWrites = writes
 	s.cfg.ExportGCS = "gs://acme-exports/mcp"

@@ -2,12 +2,9 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +12,7 @@ import (
 	"google.golang.org/api/googleapi"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
@@ -30,15 +28,12 @@ type plan struct {
 // by SQL text, as BigQuery does: statementType, referencedTables (views
 // resolved to the tables under them) and the bytes estimate. jobs.query
 // runs complete at once, billing the plan's bytes; jobs.get answers for
-// foreign jobs. It counts dry runs and real jobs separately.
+// foreign jobs. counts tells dry runs and real jobs apart.
 type planBigQuery struct {
+	*bqfake.Fake
 	t     *testing.T
 	plans map[string]plan
 
-	mu      sync.Mutex
-	dryRuns int
-	queries int
-	gets    int
 	// jobs are jobs.get answers by job ID (jobs this fake did not start).
 	jobs map[string]plan
 	// stats, when set for a SQL text, is the dry run's whole answer
@@ -48,10 +43,39 @@ type planBigQuery struct {
 	dryRunErrors map[string]*googleapi.Error
 }
 
+func newPlanBigQuery(t *testing.T, plans map[string]plan) *planBigQuery {
+	t.Helper()
+	f := &planBigQuery{Fake: bqfake.New(t), t: t, plans: plans, jobs: map[string]plan{}}
+	f.On(bqfake.JobsInsert).ReplyFunc(f.dryRun)
+	f.OnJob(func(job *bq.Job) {
+		if job.Configuration.DryRun {
+			return
+		}
+		p := f.plan(job.Configuration.Query.Query)
+		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: p.bytes, Query: &bq.JobStatistics2{StatementType: p.statementType, TotalBytesProcessed: p.bytes, TotalBytesBilled: p.bytes}}
+		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
+	})
+	f.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"},
+		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	f.On(bqfake.JobsGet).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		p, ok := f.jobs[r.JobID]
+		if !ok {
+			return nil, bqfake.Errorf(http.StatusNotFound, "notFound", "Not found: Job p:%s", r.JobID)
+		}
+		return &bq.Job{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: r.JobID, Location: "US"},
+			Status:       &bq.JobStatus{State: "DONE"},
+			Statistics: &bq.JobStatistics{Query: &bq.JobStatistics2{
+				StatementType: p.statementType, ReferencedTables: tableRefs(p.tables),
+			}},
+		}, nil
+	})
+	return f
+}
+
+// counts is how many dry runs, jobs.query and jobs.get reached the fake.
 func (f *planBigQuery) counts() (dryRuns, queries, gets int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.dryRuns, f.queries, f.gets
+	return f.Count(bqfake.JobsInsert), f.Count(bqfake.JobsQuery), f.Count(bqfake.JobsGet)
 }
 
 func (f *planBigQuery) plan(sql string) plan {
@@ -71,74 +95,27 @@ func tableRefs(names []string) []*bq.TableReference {
 	return refs
 }
 
-func (f *planBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch path := r.URL.Path; {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		var job bq.Job
-		if err := json.NewDecoder(r.Body).Decode(&job); err != nil || !job.Configuration.DryRun {
-			f.t.Errorf("plan bigquery: a job was inserted that is not a dry run")
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "not a dry run"))
-			return
-		}
-		f.mu.Lock()
-		f.dryRuns++
-		f.mu.Unlock()
-		sql := job.Configuration.Query.Query
-		if e, ok := f.dryRunErrors[sql]; ok {
-			writeJSON(w, e.Code, apiError(e.Code, e.Errors[0].Reason, e.Message))
-			return
-		}
-		p := f.plan(sql)
-		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
-		job.Status = &bq.JobStatus{State: "DONE"}
-		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: p.bytes, Query: &bq.JobStatistics2{
-			StatementType: p.statementType, ReferencedTables: tableRefs(p.tables), TotalBytesProcessed: p.bytes,
-		}}
-		if st, ok := f.stats[sql]; ok {
-			job.Statistics.Query = st
-		}
-		writeJSON(w, http.StatusOK, &job)
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		var req bq.QueryRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		f.mu.Lock()
-		f.queries++
-		n := f.queries
-		f.mu.Unlock()
-		p := f.plan(req.Query)
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: fmt.Sprintf("job_%d", n), Location: "US"},
-			JobComplete:  true, TotalRows: 1, TotalBytesProcessed: p.bytes, TotalBytesBilled: p.bytes,
-			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
-			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
-		})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
-		id := strings.TrimPrefix(path, "/projects/p/jobs/")
-		f.mu.Lock()
-		f.gets++
-		p, ok := f.jobs[id]
-		f.mu.Unlock()
-		if !ok {
-			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:"+id))
-			return
-		}
-		writeJSON(w, http.StatusOK, &bq.Job{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"},
-			Status:       &bq.JobStatus{State: "DONE"},
-			Statistics: &bq.JobStatistics{Query: &bq.JobStatistics2{
-				StatementType: p.statementType, ReferencedTables: tableRefs(p.tables),
-			}},
-		})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: strings.TrimPrefix(path, "/projects/p/queries/"), Location: "US"},
-			JobComplete:  true, TotalRows: 1,
-			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
-			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
-		})
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+// dryRun answers a dry run from its plan.
+func (f *planBigQuery) dryRun(r *bqfake.Request) (any, error) {
+	job := r.Job
+	if !job.Configuration.DryRun {
+		f.t.Errorf("plan bigquery: a job was inserted that is not a dry run")
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "not a dry run")
 	}
+	sql := job.Configuration.Query.Query
+	if e, ok := f.dryRunErrors[sql]; ok {
+		return nil, bqfake.Errorf(e.Code, e.Errors[0].Reason, "%s", e.Message)
+	}
+	p := f.plan(sql)
+	job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
+	job.Status = &bq.JobStatus{State: "DONE"}
+	job.Statistics = &bq.JobStatistics{TotalBytesProcessed: p.bytes, Query: &bq.JobStatistics2{
+		StatementType: p.statementType, ReferencedTables: tableRefs(p.tables), TotalBytesProcessed: p.bytes,
+	}}
+	if st, ok := f.stats[sql]; ok {
+		job.Statistics.Query = st
+	}
+	return job, nil
 }
 
 // fakeCatalog is the cached metadata the allowlist consults.
@@ -174,7 +151,7 @@ func (fakeCatalog) DatasetLocations(context.Context, string) ([]string, error) {
 // allowlist, reads the same table.
 func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (*Service, *planBigQuery) {
 	t.Helper()
-	fake := &planBigQuery{t: t, plans: plans, jobs: map[string]plan{}}
+	fake := newPlanBigQuery(t, plans)
 	s := newSlowService(t, fake)
 	allow, err := governance.ParseAllowlist("sales,mkt_*", "p")
 	if err != nil {

@@ -310,8 +310,8 @@ func TestExecuteRunsWhereItsDefaultDatasetIs(t *testing.T) {
 // dry_run_sql plans the query where it would run (the default dataset's
 // location) and names the location BigQuery planned it for.
 func TestDryRunNamesItsLocation(t *testing.T) {
-	rec := &jobBodies{next: &planBigQuery{t: t, plans: map[string]plan{}, jobs: map[string]plan{}}}
-	s := newSlowService(t, rec)
+	fake := newPlanBigQuery(t, map[string]plan{})
+	s := newSlowService(t, fake)
 	s.cfg.Catalog = locations{dataset: func(context.Context, string, string) (string, error) { return "asia-northeast1", nil }}
 	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT n FROM orders", DefaultDataset: "tokyo_sales"})
 	if err != nil {
@@ -320,10 +320,8 @@ func TestDryRunNamesItsLocation(t *testing.T) {
 	if out.Location != "US" { // what the fake's dry run reports
 		t.Errorf("Location = %q, want the one BigQuery reported", out.Location)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if len(rec.inserts) != 1 || rec.inserts[0].JobReference.Location != "asia-northeast1" {
-		t.Errorf("dry run requests = %+v, want one sent to asia-northeast1", rec.inserts)
+	if inserts, _ := jobBodies(fake.Fake); len(inserts) != 1 || inserts[0].JobReference.Location != "asia-northeast1" {
+		t.Errorf("dry run requests = %+v, want one sent to asia-northeast1", inserts)
 	}
 }
 

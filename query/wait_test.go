@@ -137,13 +137,26 @@ func (f *slowBigQuery) job(ref *bq.JobReference) *bq.Job {
 	}
 }
 
-// newSlowService returns a Service on the real clients talking to fake.
-func newSlowService(t *testing.T, fake http.Handler) *Service {
+// endpoint is a fake BigQuery a client can be pointed at: a *bqfake.Fake,
+// or a test's script on one.
+type endpoint interface {
+	Options(*http.Client) []option.ClientOption
+}
+
+// newSlowService returns a Service on the real clients talking to fake (an
+// endpoint, or an http.Handler served for the test).
+func newSlowService(t *testing.T, fake any) *Service {
 	t.Helper()
-	srv := httptest.NewServer(fake)
 	ctx := context.Background()
 	hc := &http.Client{Transport: &resilience.Transport{}}
-	opts := []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
+	var opts []option.ClientOption
+	if e, ok := fake.(endpoint); ok {
+		opts = e.Options(hc)
+	} else {
+		srv := httptest.NewServer(fake.(http.Handler))
+		t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
+		opts = []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
+	}
 	client, err := bigquery.NewClient(ctx, "p", opts...)
 	if err != nil {
 		t.Fatalf("bigquery.NewClient: %v", err)
@@ -155,8 +168,6 @@ func newSlowService(t *testing.T, fake http.Handler) *Service {
 	t.Cleanup(func() {
 		client.Close()
 		hc.CloseIdleConnections()
-		srv.CloseClientConnections()
-		srv.Close()
 	})
 	exec, err := resilience.NewExecutor(resilience.Defaults(), resilience.Hooks{})
 	if err != nil {
