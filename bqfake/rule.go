@@ -133,6 +133,22 @@ func (r *Rule) ReplyFunc(fn func(*Request) (any, error)) *Rule {
 	})
 }
 
+// Rewrite lets the store do what the request asks and answers with what
+// fn makes of the store's answer (a *bq.QueryResponse, a *bq.Job…); a
+// store's error goes out as it is. For an answer that comes back before
+// the work is done, say.
+func (r *Rule) Rewrite(fn func(req *Request, answer any) any) *Rule {
+	return r.set(func(f *Fake, w http.ResponseWriter, req *Request) bool {
+		v, err := f.handle(req)
+		if err != nil {
+			writeError(w, err)
+			return true
+		}
+		writeJSON(w, http.StatusOK, fn(req, v))
+		return true
+	})
+}
+
 // Handle answers with h as it is, for what no JSON answer can show (a body
 // that arrives slowly, odd headers).
 func (r *Rule) Handle(h http.HandlerFunc) *Rule {

@@ -419,7 +419,7 @@ func (f *Fake) query(req *Request) (any, error) {
 	}
 	st := j.Statistics
 	out := &bq.QueryResponse{Kind: "bigquery#queryResponse", JobReference: j.JobReference, JobComplete: j.Status.State == "DONE",
-		TotalBytesProcessed: st.TotalBytesProcessed}
+		TotalBytesProcessed: st.TotalBytesProcessed, TotalSlotMs: st.TotalSlotMs}
 	if st.Query != nil {
 		out.TotalBytesProcessed = max(out.TotalBytesProcessed, st.Query.TotalBytesProcessed)
 		out.TotalBytesBilled, out.CacheHit = st.Query.TotalBytesBilled, st.Query.CacheHit

@@ -4,18 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	bq "google.golang.org/api/bigquery/v2"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
-
-const pricedJob = "job_priced"
 
 // priceBigQuery is a fake of the REST reference for pricing: every dry
 // run is planned in location, and every job runs there, processing and
@@ -23,55 +20,39 @@ const pricedJob = "job_priced"
 // With incomplete, jobs.query answers before the job is done, so the bytes
 // billed and slot time come from jobs.get.
 type priceBigQuery struct {
-	t          *testing.T
+	*bqfake.Fake
 	location   string
 	bytes      int64
 	slotMs     int64
 	cacheHit   bool
 	incomplete bool
-
-	mu   sync.Mutex
-	gets int
 }
 
-func (f *priceBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ref := &bq.JobReference{ProjectId: "p", JobId: pricedJob, Location: f.location}
+// serve starts the fake f describes.
+func (f *priceBigQuery) serve(t *testing.T) {
+	t.Helper()
+	f.Fake = bqfake.New(t)
 	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
-	switch path := r.URL.Path; {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		var job bq.Job
-		if err := json.NewDecoder(r.Body).Decode(&job); err != nil || !job.Configuration.DryRun {
-			f.t.Errorf("price bigquery: a job was inserted that is not a dry run")
-		}
-		job.JobReference = &bq.JobReference{ProjectId: "p", Location: f.location}
-		job.Status = &bq.JobStatus{State: "DONE"}
-		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.bytes, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: f.bytes}}
-		writeJSON(w, http.StatusOK, &job)
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		if f.incomplete {
-			writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: false})
+	f.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	f.OnJob(func(job *bq.Job) {
+		job.JobReference.Location = f.location
+		if job.Configuration.DryRun {
+			job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.bytes, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: f.bytes}}
 			return
 		}
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows,
-			TotalBytesProcessed: f.bytes, TotalBytesBilled: f.bytes, TotalSlotMs: f.slotMs, CacheHit: f.cacheHit})
-	case r.Method == http.MethodGet && path == "/projects/p/queries/"+pricedJob:
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows,
-			TotalBytesProcessed: f.bytes, CacheHit: f.cacheHit})
-	case r.Method == http.MethodGet && path == "/projects/p/jobs/"+pricedJob:
-		f.mu.Lock()
-		f.gets++
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, &bq.Job{
-			JobReference:  ref,
-			Configuration: &bq.JobConfiguration{Query: &bq.JobConfigurationQuery{Query: "SELECT 1"}},
-			Status:        &bq.JobStatus{State: "DONE"},
-			Statistics: &bq.JobStatistics{TotalBytesProcessed: f.bytes, TotalSlotMs: f.slotMs, Query: &bq.JobStatistics2{
-				StatementType: "SELECT", TotalBytesProcessed: f.bytes, TotalBytesBilled: f.bytes, TotalSlotMs: f.slotMs, CacheHit: f.cacheHit,
-			}},
+		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
+		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.bytes, TotalSlotMs: f.slotMs, Query: &bq.JobStatistics2{
+			StatementType: "SELECT", TotalBytesProcessed: f.bytes, TotalBytesBilled: f.bytes, TotalSlotMs: f.slotMs, CacheHit: f.cacheHit,
+		}}
+	})
+	f.On(bqfake.JobsInsert).When(func(r *bqfake.Request) bool { return !r.Job.Configuration.DryRun }).ReplyFunc(func(*bqfake.Request) (any, error) {
+		t.Errorf("price bigquery: a job was inserted that is not a dry run")
+		return nil, nil
+	})
+	if f.incomplete {
+		f.On(bqfake.JobsQuery).Rewrite(func(_ *bqfake.Request, answer any) any {
+			return &bq.QueryResponse{JobReference: answer.(*bq.QueryResponse).JobReference}
 		})
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
 	}
 }
 
@@ -80,6 +61,7 @@ func (f *priceBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // on demand unless editions.
 func newPricedService(t *testing.T, fake *priceBigQuery, editions bool) *Service {
 	t.Helper()
+	fake.serve(t)
 	s := newSlowService(t, fake)
 	s.cfg.PricePerTiB = 5
 	s.cfg.PricePerTiBByLocation = map[string]float64{"europe-west2": 7.82}
@@ -111,7 +93,7 @@ func TestDryRunPricedWhereBigQueryPlannedIt(t *testing.T) {
 		{"", cost.Price{Billing: cost.OnDemand, PerTiBUSD: 5, Source: "--price-per-tib"}, 10},
 	} {
 		t.Run(c.location, func(t *testing.T) {
-			s := newPricedService(t, &priceBigQuery{t: t, location: c.location, bytes: 2 * tib}, false)
+			s := newPricedService(t, &priceBigQuery{location: c.location, bytes: 2 * tib}, false)
 			out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.orders"})
 			if err != nil {
 				t.Fatal(err)
@@ -132,7 +114,7 @@ func TestDryRunPricedWhereBigQueryPlannedIt(t *testing.T) {
 // Under editions a dry run gives no dollar figure: the note says the cost
 // is known only after the run, and the price is the slot-hour's.
 func TestDryRunUnderEditions(t *testing.T) {
-	s := newPricedService(t, &priceBigQuery{t: t, location: "US", bytes: 2 * tib}, true)
+	s := newPricedService(t, &priceBigQuery{location: "US", bytes: 2 * tib}, true)
 	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.orders"})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +164,7 @@ func TestExecuteReportsWhatTheJobCost(t *testing.T) {
 		{name: "editions, no totalSlotMs", editions: true, location: "US"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fake := &priceBigQuery{t: t, location: c.location, bytes: tib, slotMs: c.slotMs, cacheHit: c.cacheHit, incomplete: c.incomplete}
+			fake := &priceBigQuery{location: c.location, bytes: tib, slotMs: c.slotMs, cacheHit: c.cacheHit, incomplete: c.incomplete}
 			s := newPricedService(t, fake, c.editions)
 			out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
 			if err != nil {
@@ -194,9 +176,7 @@ func TestExecuteReportsWhatTheJobCost(t *testing.T) {
 			if !sameCost(out.CostUSD, c.usd) || !samePrice(out.Price, c.price) {
 				t.Errorf("costUSD %v at %+v, want %v at %+v", show(out.CostUSD), out.Price, show(c.usd), c.price)
 			}
-			fake.mu.Lock()
-			gets := fake.gets
-			fake.mu.Unlock()
+			gets := fake.Count(bqfake.JobsGet)
 			if c.incomplete && gets == 0 {
 				t.Error("the bytes billed did not come from jobs.get")
 			}
@@ -215,7 +195,7 @@ func TestExecuteReportsWhatTheJobCost(t *testing.T) {
 // cost either: never a cost from bytes it does not know.
 func TestGetResultsWithoutBytesBilledHasNoCost(t *testing.T) {
 	ctx := context.Background()
-	s := newPricedService(t, &priceBigQuery{t: t, location: "US", bytes: tib}, false)
+	s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib}, false)
 	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
 	if err != nil {
 		t.Fatal(err)
@@ -242,7 +222,7 @@ func TestUsageReportsDollars(t *testing.T) {
 		{"europe-west2", cost.Price{Billing: cost.OnDemand, Location: "europe-west2", PerTiBUSD: 7.82, Source: "--price-per-tib-by-location"}, 15.64},
 		{"", cost.Price{Billing: cost.OnDemand, PerTiBUSD: 5, Source: "--price-per-tib"}, 10},
 	} {
-		s := newPricedService(t, &priceBigQuery{t: t, location: c.location, bytes: tib}, false)
+		s := newPricedService(t, &priceBigQuery{location: c.location, bytes: tib}, false)
 		s.cfg.Location = c.location
 		s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 		for range 2 {
@@ -258,7 +238,7 @@ func TestUsageReportsDollars(t *testing.T) {
 			t.Errorf("--location %q: usage %+v, want $%v at %+v", c.location, u, c.usd, c.want)
 		}
 	}
-	s := newPricedService(t, &priceBigQuery{t: t, location: "US", bytes: tib, slotMs: 3_600_000}, true)
+	s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib, slotMs: 3_600_000}, true)
 	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
 		t.Fatal(err)
@@ -283,7 +263,7 @@ func TestConfirmationNamesThePrice(t *testing.T) {
 		{false, []string{"2.0 TiB", "about $15.64 at $7.82/TiB on demand in europe-west2 [--price-per-tib-by-location]"}},
 		{true, []string{"2.0 TiB", "$0.06/slot-hour under editions in europe-west2 [--slot-hour-price], is known only after it runs"}},
 	} {
-		s := newPricedService(t, &priceBigQuery{t: t, location: "europe-west2", bytes: 2 * tib}, c.editions)
+		s := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: 2 * tib}, c.editions)
 		s.cfg.ConfirmAboveBytes = tib
 		_, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
 		var need *ConfirmationRequired
