@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 	"google.golang.org/api/option"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
@@ -32,89 +32,71 @@ const (
 // jobs.get says RUNNING with the bytes read so far; jobs.cancel is
 // recorded.
 type slowBigQuery struct {
-	t    *testing.T
+	*bqfake.Fake
 	done chan struct{}
 	once sync.Once
-
-	mu        sync.Mutex
-	cancelled bool
-	gets      int // jobs.get requests
 	// pollMs, when set, makes getQueryResults answer after at most this
 	// long, as BigQuery may.
 	pollMs int64
 }
 
 func newSlowBigQuery(t *testing.T) *slowBigQuery {
-	return &slowBigQuery{t: t, done: make(chan struct{})}
+	f := &slowBigQuery{Fake: bqfake.New(t), done: make(chan struct{})}
+	ref := &bq.JobReference{ProjectId: "p", JobId: slowJobID, Location: "EU"}
+	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}, {F: []*bq.TableCell{{V: "2"}}}, {F: []*bq.TableCell{{V: "3"}}}}
+	f.On(bqfake.Any).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		t.Logf("slow bigquery: %s", r)
+		return nil, nil
+	})
+	f.On(bqfake.JobsQuery).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		// BigQuery may answer before timeoutMs; answering early makes
+		// the call go on to its getQueryResults long polls.
+		if !f.wait(r, min(r.QueryRequest.TimeoutMs, 300)) {
+			return &bq.QueryResponse{JobReference: ref}, nil
+		}
+		return &bq.QueryResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3}, nil
+	})
+	ours := func(r *bqfake.Request) bool { return r.JobID == slowJobID }
+	f.On(bqfake.JobsGetQueryResults).When(ours).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		ms, _ := strconv.ParseInt(r.Query.Get("timeoutMs"), 10, 64)
+		if f.pollMs > 0 {
+			ms = min(ms, f.pollMs)
+		}
+		if !f.wait(r, ms) {
+			return &bq.GetQueryResultsResponse{JobReference: ref}, nil
+		}
+		return &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3}, nil
+	})
+	f.On(bqfake.JobsCancel).When(ours).ReplyFunc(func(*bqfake.Request) (any, error) {
+		return &bq.JobCancelResponse{Job: f.job(ref)}, nil
+	})
+	f.On(bqfake.JobsGet).When(ours).ReplyFunc(func(*bqfake.Request) (any, error) { return f.job(ref), nil })
+	return f
 }
 
 // finish completes the job.
 func (f *slowBigQuery) finish() { f.once.Do(func() { close(f.done) }) }
 
-func (f *slowBigQuery) wasCancelled() bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.cancelled
-}
+func (f *slowBigQuery) wasCancelled() bool { return f.Count(bqfake.JobsCancel) > 0 }
+
+// gets counts the jobs.get requests.
+func (f *slowBigQuery) gets() int { return f.Count(bqfake.JobsGet) }
 
 // wait blocks until the job is done or timeoutMs passes; it reports
 // whether the job is done.
-func (f *slowBigQuery) wait(r *http.Request, timeoutMs int64) bool {
+func (f *slowBigQuery) wait(r *bqfake.Request, timeoutMs int64) bool {
 	select {
 	case <-f.done:
 		return true
 	case <-time.After(time.Duration(timeoutMs) * time.Millisecond):
-	case <-r.Context().Done():
+	case <-r.HTTP.Context().Done():
 	}
 	select {
 	case <-f.done:
 		return true
 	default:
 		return false
-	}
-}
-
-func (f *slowBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.t.Logf("slow bigquery: %s %s?%s", r.Method, r.URL.Path, r.URL.RawQuery)
-	ref := &bq.JobReference{ProjectId: "p", JobId: slowJobID, Location: "EU"}
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}, {F: []*bq.TableCell{{V: "2"}}}, {F: []*bq.TableCell{{V: "3"}}}}
-	switch path := r.URL.Path; {
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		var req bq.QueryRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", err.Error()))
-			return
-		}
-		// BigQuery may answer before timeoutMs; answering early makes
-		// the call go on to its getQueryResults long polls.
-		if !f.wait(r, min(req.TimeoutMs, 300)) {
-			writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: false})
-			return
-		}
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3})
-	case r.Method == http.MethodGet && path == "/projects/p/queries/"+slowJobID:
-		ms, _ := strconv.ParseInt(r.URL.Query().Get("timeoutMs"), 10, 64)
-		if f.pollMs > 0 {
-			ms = min(ms, f.pollMs)
-		}
-		if !f.wait(r, ms) {
-			writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: false})
-			return
-		}
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, Schema: schema, Rows: rows, TotalRows: 3})
-	case r.Method == http.MethodPost && path == "/projects/p/jobs/"+slowJobID+"/cancel":
-		f.mu.Lock()
-		f.cancelled = true
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: f.job(ref)})
-	case r.Method == http.MethodGet && path == "/projects/p/jobs/"+slowJobID:
-		f.mu.Lock()
-		f.gets++
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, f.job(ref))
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
 	}
 }
 
@@ -299,10 +281,8 @@ func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
 	if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
 		t.Fatalf("Execute: %v", err)
 	}
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if fake.gets != 1 {
-		t.Errorf("%d jobs.get for a caller that did not ask for progress, want 1 (bytes billed)", fake.gets)
+	if gets := fake.gets(); gets != 1 {
+		t.Errorf("%d jobs.get for a caller that did not ask for progress, want 1 (bytes billed)", gets)
 	}
 }
 
@@ -325,9 +305,7 @@ func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	fake.mu.Lock()
-	defer fake.mu.Unlock()
-	if reports != 1 || fake.gets != 2 {
-		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per 5 s) and 2 jobs.get (with bytes billed)", reports, fake.gets)
+	if reports != 1 || fake.gets() != 2 {
+		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per 5 s) and 2 jobs.get (with bytes billed)", reports, fake.gets())
 	}
 }
