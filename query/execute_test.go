@@ -116,7 +116,7 @@ func TestWriteRetriesFollowWritePolicy(t *testing.T) {
 		if n := countQueries(fake.log()); n != tc.attempts {
 			t.Errorf("%s: %d jobs.query requests reached BigQuery, want %d; requests:\n%s", tc.sql, n, tc.attempts, strings.Join(fake.log(), "\n"))
 		}
-		if ids := fake.requestIDs; len(ids) == 0 || ids[0] == "" || slices.Compact(slices.Clone(ids))[0] != ids[0] || len(slices.Compact(slices.Clone(ids))) != 1 {
+		if ids := fake.requestIDs(); len(ids) == 0 || ids[0] == "" || slices.Compact(slices.Clone(ids))[0] != ids[0] || len(slices.Compact(slices.Clone(ids))) != 1 {
 			t.Errorf("%s: requestIds across attempts = %q, want one, repeated", tc.sql, ids)
 		}
 	}

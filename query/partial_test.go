@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -36,90 +36,73 @@ const fakePageRows = 2
 // page starting at row N). failPage decides, per request, whether the page
 // fails with HTTP 503 backendError; attempt counts from 1 per start row.
 type fakeBigQuery struct {
-	t        *testing.T
+	*bqfake.Fake
 	failPage func(start, attempt int) bool
-	// failInsert makes every jobs.insert fail with HTTP 503 backendError.
+	// failInsert makes every jobs.insert and jobs.query fail with HTTP 503
+	// backendError.
 	failInsert bool
 	// wide, when set, adds two STRING columns, body and title, holding it
 	// in every row.
 	wide string
 
-	mu       sync.Mutex
-	requests []string // method, path and query of every request
-	// requestIDs are the requestIds of every jobs.query, in order.
-	requestIDs []string
-	pages      map[int]int // row pages requested, by start row
-	byToken    map[int]int // of those, the ones asked for by page token
+	mu      sync.Mutex
+	pages   map[int]int // row pages requested, by start row
+	byToken map[int]int // of those, the ones asked for by page token
 }
 
 func newFakeBigQuery(t *testing.T, failPage func(start, attempt int) bool) *fakeBigQuery {
-	return &fakeBigQuery{t: t, failPage: failPage, pages: map[int]int{}, byToken: map[int]int{}}
+	f := &fakeBigQuery{Fake: bqfake.New(t), failPage: failPage, pages: map[int]int{}, byToken: map[int]int{}}
+	f.On(bqfake.Any).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		t.Logf("fake bigquery: %s", r)
+		return nil, nil
+	})
+	f.On(bqfake.JobsQuery).ReplyFunc(f.query)
+	f.On(bqfake.JobsInsert).ReplyFunc(f.insert)
+	f.On(bqfake.JobsGetQueryResults).ReplyFunc(f.queryResults)
+	f.On(bqfake.JobsGet).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		return fakeJob(&bq.JobReference{ProjectId: "p", JobId: r.JobID}, nil), nil
+	})
+	return f
 }
 
-func (f *fakeBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	line := r.Method + " " + r.URL.Path + "?" + r.URL.RawQuery
-	f.mu.Lock()
-	f.requests = append(f.requests, line)
-	f.mu.Unlock()
-	f.t.Logf("fake bigquery: %s", line)
-
-	switch path := r.URL.Path; {
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		f.query(w, r)
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		f.insert(w, r)
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		f.queryResults(w, r, strings.TrimPrefix(path, "/projects/p/queries/"))
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
-		writeJSON(w, http.StatusOK, fakeJob(&bq.JobReference{ProjectId: "p", JobId: strings.TrimPrefix(path, "/projects/p/jobs/")}, nil))
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
-	}
-}
+// errBackend is the 503 BigQuery answers when a retry may help.
+var errBackend = bqfake.Errorf(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem.")
 
 // query is jobs.query: the job is done at once, and the answer carries the
 // first page (which failPage may fail like any other page at row 0) and the
 // statistics. DML answers with its affected rows and no rows.
-func (f *fakeBigQuery) query(w http.ResponseWriter, r *http.Request) {
-	var req bq.QueryRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Query == "" || req.RequestId == "" {
-		writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", fmt.Sprintf("bad jobs.query: %v", err)))
-		return
+func (f *fakeBigQuery) query(r *bqfake.Request) (any, error) {
+	req := r.QueryRequest
+	if req.Query == "" || req.RequestId == "" {
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "bad jobs.query: %q, requestId %q", req.Query, req.RequestId)
 	}
-	f.mu.Lock()
-	f.requestIDs = append(f.requestIDs, req.RequestId)
-	f.mu.Unlock()
 	if f.failInsert {
-		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
-		return
+		return nil, errBackend
 	}
 	ref := &bq.JobReference{ProjectId: "p", JobId: partialJobID, Location: "US"}
 	res := &bq.QueryResponse{JobComplete: true, JobReference: ref, TotalBytesProcessed: 1000, TotalBytesBilled: 10 << 20}
 	if kw := strings.ToUpper(strings.Fields(req.Query)[0]); kw == "INSERT" || kw == "UPDATE" || kw == "DELETE" {
 		res.DmlStats, res.NumDmlAffectedRows = &bq.DmlStatistics{UpdatedRowCount: 1}, 1
-		writeJSON(w, http.StatusOK, res)
-		return
+		return res, nil
 	}
-	pg, ok := f.page(w, 0, false, int(req.MaxResults))
-	if !ok {
-		return
+	pg, err := f.page(0, false, int(req.MaxResults))
+	if err != nil {
+		return nil, err
 	}
 	res.Schema, res.Rows, res.TotalRows, res.PageToken = pg.Schema, pg.Rows, pg.TotalRows, pg.PageToken
-	writeJSON(w, http.StatusOK, res)
+	return res, nil
 }
 
 // insert is jobs.insert: the job is done at once.
-func (f *fakeBigQuery) insert(w http.ResponseWriter, r *http.Request) {
+func (f *fakeBigQuery) insert(r *bqfake.Request) (any, error) {
 	if f.failInsert {
-		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
-		return
+		return nil, errBackend
 	}
-	var job bq.Job
-	if err := json.NewDecoder(r.Body).Decode(&job); err != nil || job.JobReference == nil || job.Configuration == nil || job.Configuration.Query == nil {
-		writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", fmt.Sprintf("bad job insert: %v", err)))
-		return
+	job := r.Job
+	if job.JobReference == nil || job.Configuration == nil || job.Configuration.Query == nil {
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "bad job insert")
 	}
-	writeJSON(w, http.StatusOK, fakeJob(job.JobReference, job.Configuration))
+	return fakeJob(job.JobReference, job.Configuration), nil
 }
 
 func fakeJob(ref *bq.JobReference, cfg *bq.JobConfiguration) *bq.Job {
@@ -157,25 +140,22 @@ var (
 
 // queryResults is jobs.getQueryResults: with maxResults=0 the client only
 // waits for the job; otherwise it reads a page of rows.
-func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobID string) {
-	q := r.URL.Query()
-	if jobID != partialJobID {
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:"+jobID))
-		return
+func (f *fakeBigQuery) queryResults(r *bqfake.Request) (any, error) {
+	q := r.Query
+	if r.JobID != partialJobID {
+		return nil, bqfake.Errorf(http.StatusNotFound, "notFound", "Not found: Job p:%s", r.JobID)
 	}
 	start, byToken := 0, false
 	if tok := q.Get("pageToken"); tok != "" {
 		n, err := strconv.Atoi(strings.TrimPrefix(tok, "row-"))
 		if err != nil || !strings.HasPrefix(tok, "row-") {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad page token "+tok))
-			return
+			return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "bad page token %s", tok)
 		}
 		start, byToken = n, true
 	} else if s := q.Get("startIndex"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad startIndex "+s))
-			return
+			return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "bad startIndex %s", s)
 		}
 		start = n
 	}
@@ -183,20 +163,17 @@ func (f *fakeBigQuery) queryResults(w http.ResponseWriter, r *http.Request, jobI
 	if s := q.Get("maxResults"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "bad maxResults "+s))
-			return
+			return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "bad maxResults %s", s)
 		}
 		size = n
 	}
-	if res, ok := f.page(w, start, byToken, size); ok {
-		writeJSON(w, http.StatusOK, res)
-	}
+	return f.page(start, byToken, size)
 }
 
 // page builds the page of rows from start (at most size rows, and at most
-// fakePageRows; size 0 means no limit of the caller's), or writes the
-// injected failure and returns false.
-func (f *fakeBigQuery) page(w http.ResponseWriter, start int, byToken bool, size int) (*bq.GetQueryResultsResponse, bool) {
+// fakePageRows; size 0 means no limit of the caller's), or fails it as
+// failPage says.
+func (f *fakeBigQuery) page(start int, byToken bool, size int) (*bq.GetQueryResultsResponse, error) {
 	ref := &bq.JobReference{ProjectId: "p", JobId: partialJobID, Location: "US"}
 	schema := fakeSchema
 	if f.wide != "" {
@@ -214,8 +191,7 @@ func (f *fakeBigQuery) page(w http.ResponseWriter, start int, byToken bool, size
 	f.mu.Unlock()
 
 	if f.failPage(start, attempt) {
-		writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "Error encountered during execution. Retrying may solve the problem."))
-		return nil, false
+		return nil, errBackend
 	}
 	res := &bq.GetQueryResultsResponse{JobComplete: true, TotalRows: fakeRows, Schema: schema, JobReference: ref}
 	end := min(start+size, fakeRows)
@@ -229,7 +205,7 @@ func (f *fakeBigQuery) page(w http.ResponseWriter, start int, byToken bool, size
 	if end < fakeRows {
 		res.PageToken = "row-" + strconv.Itoa(end)
 	}
-	return res, true
+	return res, nil
 }
 
 // pageCounts returns how often each page was requested, by start row, and
@@ -247,10 +223,22 @@ func (f *fakeBigQuery) pageCounts() (pages, byToken map[int]int) {
 	return pages, byToken
 }
 
+// log lists every request as "METHOD path?query".
 func (f *fakeBigQuery) log() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.requests)
+	var out []string
+	for _, r := range f.Requests(bqfake.Any) {
+		out = append(out, r.Method+" "+r.Path+"?"+r.Query.Encode())
+	}
+	return out
+}
+
+// requestIDs are the requestIds of every jobs.query, in order.
+func (f *fakeBigQuery) requestIDs() []string {
+	var out []string
+	for _, r := range f.Requests(bqfake.JobsQuery) {
+		out = append(out, r.QueryRequest.RequestId)
+	}
+	return out
 }
 
 func apiError(code int, reason, msg string) map[string]any {
