@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 )
 
@@ -23,33 +23,75 @@ import (
 // when none), jobs.get, getQueryResults and jobs.cancel, and logs every
 // request as "METHOD path location".
 type regionalBigQuery struct {
-	t *testing.T
+	*bqfake.Fake
 	// reportLocation makes answers name the job's location, as BigQuery
 	// does; the emulator never does.
 	reportLocation bool
 
-	mu   sync.Mutex
-	jobs map[string]string // job ID -> location
-	log  []string
+	mu    sync.Mutex
+	jobs  map[string]string // job ID -> location
+	since int               // requests before the last reset
 }
 
 func newRegionalBigQuery(t *testing.T, jobs map[string]string) *regionalBigQuery {
 	if jobs == nil {
 		jobs = map[string]string{}
 	}
-	return &regionalBigQuery{t: t, jobs: jobs}
+	f := &regionalBigQuery{Fake: bqfake.New(t), jobs: jobs}
+	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
+	f.On(bqfake.Any).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		t.Logf("regional bigquery: %s", r)
+		return nil, nil
+	})
+	f.On(bqfake.JobsQuery).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		loc := r.QueryRequest.Location
+		if loc == "" {
+			loc = "US"
+		}
+		f.mu.Lock()
+		id := fmt.Sprintf("job_%d", len(f.jobs))
+		f.jobs[id] = loc
+		f.mu.Unlock()
+		return &bq.QueryResponse{JobReference: f.ref(id, loc), JobComplete: true, Schema: schema, Rows: rows, TotalRows: 1}, nil
+	})
+	f.On(bqfake.Any).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		asked := r.Query.Get("location")
+		f.mu.Lock()
+		loc, ok := f.jobs[r.JobID]
+		f.mu.Unlock()
+		found := ok && (strings.EqualFold(asked, loc) || asked == "" && (loc == "US" || loc == "EU"))
+		if !found {
+			return nil, bqfake.Errorf(http.StatusNotFound, "notFound", "Not found: Job p:%s", r.JobID)
+		}
+		switch r.Route {
+		case bqfake.JobsGetQueryResults:
+			return &bq.GetQueryResultsResponse{JobReference: f.ref(r.JobID, loc), JobComplete: true, Schema: schema, Rows: rows, TotalRows: 1}, nil
+		case bqfake.JobsCancel:
+			return &bq.JobCancelResponse{Job: fakeJob(f.ref(r.JobID, loc), nil)}, nil
+		}
+		return fakeJob(f.ref(r.JobID, loc), nil), nil
+	})
+	return f
 }
 
+// requests lists the requests since the last reset as "METHOD path
+// location".
 func (f *regionalBigQuery) requests() []string {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.log)
+	since := f.since
+	f.mu.Unlock()
+	var out []string
+	for _, r := range f.Requests(bqfake.Any)[since:] {
+		out = append(out, strings.TrimSpace(r.Method+" "+r.Path+" "+r.Query.Get("location")))
+	}
+	return out
 }
 
 func (f *regionalBigQuery) reset() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.log = nil
+	f.since = f.Count(bqfake.Any)
 }
 
 func (f *regionalBigQuery) ref(id, loc string) *bq.JobReference {
@@ -58,60 +100,6 @@ func (f *regionalBigQuery) ref(id, loc string) *bq.JobReference {
 		ref.Location = loc
 	}
 	return ref
-}
-
-func (f *regionalBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	asked := r.URL.Query().Get("location")
-	f.mu.Lock()
-	f.log = append(f.log, strings.TrimSpace(r.Method+" "+r.URL.Path+" "+asked))
-	f.mu.Unlock()
-	f.t.Logf("regional bigquery: %s %s?%s", r.Method, r.URL.Path, r.URL.RawQuery)
-
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
-	path := r.URL.Path
-	if r.Method == http.MethodPost && path == "/projects/p/queries" {
-		var req bq.QueryRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", err.Error()))
-			return
-		}
-		loc := req.Location
-		if loc == "" {
-			loc = "US"
-		}
-		f.mu.Lock()
-		id := fmt.Sprintf("job_%d", len(f.jobs))
-		f.jobs[id] = loc
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: f.ref(id, loc), JobComplete: true, Schema: schema, Rows: rows, TotalRows: 1})
-		return
-	}
-	var id, op string
-	switch {
-	case strings.HasPrefix(path, "/projects/p/queries/"):
-		id, op = strings.TrimPrefix(path, "/projects/p/queries/"), "results"
-	case strings.HasPrefix(path, "/projects/p/jobs/") && strings.HasSuffix(path, "/cancel"):
-		id, op = strings.TrimSuffix(strings.TrimPrefix(path, "/projects/p/jobs/"), "/cancel"), "cancel"
-	case strings.HasPrefix(path, "/projects/p/jobs/"):
-		id, op = strings.TrimPrefix(path, "/projects/p/jobs/"), "get"
-	}
-	f.mu.Lock()
-	loc, ok := f.jobs[id]
-	f.mu.Unlock()
-	found := ok && (strings.EqualFold(asked, loc) || asked == "" && (loc == "US" || loc == "EU"))
-	if !found {
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:"+id))
-		return
-	}
-	switch op {
-	case "results":
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: f.ref(id, loc), JobComplete: true, Schema: schema, Rows: rows, TotalRows: 1})
-	case "cancel":
-		writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: fakeJob(f.ref(id, loc), nil)})
-	default:
-		writeJSON(w, http.StatusOK, fakeJob(f.ref(id, loc), nil))
-	}
 }
 
 // tokyoDatasets is a project whose datasets live in the multi-regions and
