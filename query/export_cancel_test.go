@@ -2,8 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,62 +11,48 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 )
 
 // runningBigQuery answers RunToTable for a query job that never ends:
 // jobs.insert keeps the caller's job ID and answers RUNNING,
 // getQueryResults waits out its timeoutMs (or the request) and answers
-// jobComplete false, jobs.cancel is recorded. inserted is closed at the
+// jobComplete false, jobs.cancel is logged. inserted is closed at the
 // first insert.
 type runningBigQuery struct {
+	*bqfake.Fake
 	inserted chan struct{}
 	once     sync.Once
-
-	mu        sync.Mutex
-	jobID     string
-	cancelled []string // job IDs of jobs.cancel requests
 }
 
-func (f *runningBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	path := r.URL.Path
-	switch {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		var job bq.Job
-		if err := json.NewDecoder(r.Body).Decode(&job); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", err.Error()))
-			return
-		}
-		f.mu.Lock()
-		f.jobID = job.JobReference.JobId
-		f.mu.Unlock()
-		job.JobReference.Location = "US"
-		job.Status = &bq.JobStatus{State: "RUNNING"}
-		writeJSON(w, http.StatusOK, &job)
+func newRunningBigQuery(t *testing.T) *runningBigQuery {
+	f := &runningBigQuery{Fake: bqfake.New(t), inserted: make(chan struct{})}
+	f.OnJob(func(job *bq.Job) { job.Status.State = "RUNNING" })
+	f.On(bqfake.JobsInsert).Rewrite(func(_ *bqfake.Request, answer any) any {
 		f.once.Do(func() { close(f.inserted) })
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		ms, _ := strconv.ParseInt(r.URL.Query().Get("timeoutMs"), 10, 64)
+		return answer
+	})
+	f.On(bqfake.JobsGetQueryResults).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		ms, _ := strconv.ParseInt(r.Query.Get("timeoutMs"), 10, 64)
 		select {
 		case <-time.After(time.Duration(min(max(ms, 1), 500)) * time.Millisecond):
-		case <-r.Context().Done():
+		case <-r.HTTP.Context().Done():
 		}
-		id := strings.TrimPrefix(path, "/projects/p/queries/")
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}, JobComplete: false})
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/cancel"):
-		id := strings.TrimSuffix(strings.TrimPrefix(path, "/projects/p/jobs/"), "/cancel")
-		f.mu.Lock()
-		f.cancelled = append(f.cancelled, id)
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: &bq.Job{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}, Status: &bq.JobStatus{State: "DONE"}}})
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
-	}
+		return &bq.GetQueryResultsResponse{JobReference: &bq.JobReference{ProjectId: "p", JobId: r.JobID, Location: "US"}}, nil
+	})
+	return f
 }
 
+// seen is the ID of the first job inserted and those of the jobs.cancel
+// requests.
 func (f *runningBigQuery) seen() (job string, cancelled []string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.jobID, append([]string(nil), f.cancelled...)
+	if ins := f.Requests(bqfake.JobsInsert); len(ins) > 0 {
+		job = ins[0].Job.JobReference.JobId
+	}
+	for _, r := range f.Requests(bqfake.JobsCancel) {
+		cancelled = append(cancelled, r.JobID)
+	}
+	return job, cancelled
 }
 
 // TestRunToTableCancelsItsJob: export_results' query job does not outlive
@@ -88,7 +72,7 @@ func TestRunToTableCancelsItsJob(t *testing.T) {
 		{name: "timeout", in: ExecuteInput{SQL: "SELECT n FROM slow", TimeoutSeconds: 1}, message: "did not finish within 1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := &runningBigQuery{inserted: make(chan struct{})}
+			fake := newRunningBigQuery(t)
 			s := newSlowService(t, fake)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
