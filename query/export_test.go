@@ -1,7 +1,6 @@
 package query
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
@@ -10,6 +9,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -20,89 +20,66 @@ import (
 // destination table and statistics. failFirstInsert makes the first insert
 // reach BigQuery but lose its answer (503).
 type resultBigQuery struct {
-	t               *testing.T
+	*bqfake.Fake
 	failFirstInsert bool
+
+	mu sync.Mutex
 	// noEstimate makes dry runs answer without bytes processed.
 	noEstimate bool
-
-	mu       sync.Mutex
-	inserts  []*bq.Job // every non-dry-run jobs.insert, repeats included
-	jobs     map[string]*bq.Job
-	requests []string
 }
 
-func (f *resultBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	path := r.URL.Path
-	f.requests = append(f.requests, r.Method+" "+path)
-	switch {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		var job bq.Job
-		if err := json.NewDecoder(r.Body).Decode(&job); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", err.Error()))
-			return
-		}
+// serve starts the fake f describes.
+func (f *resultBigQuery) serve(t *testing.T) {
+	f.Fake = bqfake.New(t)
+	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	f.OnJob(func(job *bq.Job) {
 		table := "p.sales.orders"
 		if strings.Contains(job.Configuration.Query.Query, "secret") {
 			table = "p.secret.orders"
 		}
 		if job.Configuration.DryRun {
-			job.Status = &bq.JobStatus{State: "DONE"}
 			job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 100, Query: &bq.JobStatistics2{
 				StatementType: "SELECT", ReferencedTables: tableRefs([]string{table}), TotalBytesProcessed: 100}}
+			f.mu.Lock()
 			if f.noEstimate {
 				job.Statistics.TotalBytesProcessed, job.Statistics.Query.TotalBytesProcessed = 0, 0
 			}
-			writeJSON(w, http.StatusOK, &job)
+			f.mu.Unlock()
 			return
 		}
-		f.inserts = append(f.inserts, &job)
-		id := job.JobReference.JobId
-		if _, ok := f.jobs[id]; ok {
-			writeJSON(w, http.StatusConflict, apiError(http.StatusConflict, "duplicate", "Already Exists: Job p:US."+id))
-			return
-		}
-		job.JobReference.Location = "US"
-		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon_" + id}
-		job.Status = &bq.JobStatus{State: "DONE"}
+		dst := &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "anon_" + job.JobReference.JobId}
+		f.AddTable(&bq.Table{TableReference: dst, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+		job.Configuration.Query.DestinationTable = dst
 		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 100, Query: &bq.JobStatistics2{TotalBytesProcessed: 100, TotalBytesBilled: 100, StatementType: "SELECT"}}
-		f.jobs[id] = &job
-		if f.failFirstInsert && len(f.inserts) == 1 {
-			writeJSON(w, http.StatusServiceUnavailable, apiError(http.StatusServiceUnavailable, "backendError", "try again"))
-			return
-		}
-		running := job
-		running.Status = &bq.JobStatus{State: "RUNNING"}
-		writeJSON(w, http.StatusOK, &running)
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		id := strings.TrimPrefix(path, "/projects/p/queries/")
-		writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}, JobComplete: true, TotalRows: 1,
-			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
-			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
-		})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
-		job, ok := f.jobs[strings.TrimPrefix(path, "/projects/p/jobs/")]
-		if !ok {
-			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job"))
-			return
-		}
-		writeJSON(w, http.StatusOK, job)
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+	})
+	notDry := func(r *bqfake.Request) bool { return !r.Job.Configuration.DryRun }
+	if f.failFirstInsert {
+		f.On(bqfake.JobsInsert).When(notDry).Times(1).FailAfter(http.StatusServiceUnavailable, "backendError")
 	}
+	// The insert's answer says the job runs; jobs.get then finds it done.
+	f.On(bqfake.JobsInsert).When(notDry).Rewrite(func(_ *bqfake.Request, answer any) any {
+		running := *answer.(*bq.Job)
+		running.Status = &bq.JobStatus{State: "RUNNING"}
+		return &running
+	})
 }
 
-func (f *resultBigQuery) insertCount() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.inserts)
+// inserts lists every non-dry-run jobs.insert, repeats included.
+func (f *resultBigQuery) inserts() []*bq.Job {
+	var out []*bq.Job
+	for _, r := range f.Requests(bqfake.JobsInsert) {
+		if !r.Job.Configuration.DryRun {
+			out = append(out, r.Job)
+		}
+	}
+	return out
 }
+
+func (f *resultBigQuery) insertCount() int { return len(f.inserts()) }
 
 func newResultService(t *testing.T, fake *resultBigQuery) *Service {
 	t.Helper()
-	fake.t, fake.jobs = t, map[string]*bq.Job{}
+	fake.serve(t)
 	s := newSlowService(t, fake)
 	allow, err := governance.ParseAllowlist("sales", "p")
 	if err != nil {
@@ -143,7 +120,7 @@ func TestRunToTableRunsUnderTheChecks(t *testing.T) {
 	if fake.insertCount() != 1 {
 		t.Fatalf("%d jobs inserted, want 1", fake.insertCount())
 	}
-	job := fake.inserts[0]
+	job := fake.inserts()[0]
 	if !strings.HasPrefix(job.JobReference.JobId, "bqmcp_") || strings.Contains(job.JobReference.JobId, "-") {
 		t.Errorf("job ID %q: want bqmcp_ and no dashes", job.JobReference.JobId)
 	}
@@ -184,11 +161,11 @@ func TestRunToTableRetryFindsTheSameJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fake.inserts) != 2 || fake.inserts[0].JobReference.JobId != fake.inserts[1].JobReference.JobId {
-		t.Fatalf("inserts = %d, want 2 with one job ID", len(fake.inserts))
+	if ins := fake.inserts(); len(ins) != 2 || ins[0].JobReference.JobId != ins[1].JobReference.JobId {
+		t.Fatalf("inserts = %d, want 2 with one job ID", len(ins))
 	}
-	if len(fake.jobs) != 1 || res.JobID != fake.inserts[0].JobReference.JobId {
-		t.Errorf("jobs = %d, result job %s; want the one job", len(fake.jobs), res.JobID)
+	if len(fake.Jobs()) != 1 || res.JobID != fake.inserts()[0].JobReference.JobId {
+		t.Errorf("jobs = %d, result job %s; want the one job", len(fake.Jobs()), res.JobID)
 	}
 }
 
