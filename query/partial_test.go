@@ -241,20 +241,6 @@ func (f *fakeBigQuery) requestIDs() []string {
 	return out
 }
 
-func apiError(code int, reason, msg string) map[string]any {
-	return map[string]any{"error": map[string]any{
-		"code":    code,
-		"message": msg,
-		"errors":  []map[string]any{{"reason": reason, "message": msg, "domain": "global"}},
-	}}
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 // tWriter sends the service's log lines to the test log.
 type tWriter struct{ t *testing.T }
 

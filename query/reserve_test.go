@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/job"
 )
@@ -30,15 +30,14 @@ const mib = 1 << 20
 // does (statistics.query.totalBytesBilled). It sums what its jobs billed,
 // as BigQuery's invoice would.
 type ledgerBigQuery struct {
-	t        *testing.T
+	*bqfake.Fake
 	estimate int64
 	billed   int64
 	runFor   time.Duration
 
-	mu       sync.Mutex
-	jobs     map[string]*ledgerJob
-	n        int
-	requests map[string]int // by job ID, of requests naming it
+	mu   sync.Mutex
+	jobs map[string]*ledgerJob
+	n    int
 }
 
 // untilFinished, as a ledgerBigQuery's runFor, starts jobs that run until
@@ -55,7 +54,19 @@ type ledgerJob struct {
 }
 
 func newLedgerBigQuery(t *testing.T, estimate, billed int64, runFor time.Duration) *ledgerBigQuery {
-	return &ledgerBigQuery{t: t, estimate: estimate, billed: billed, runFor: runFor, jobs: map[string]*ledgerJob{}, requests: map[string]int{}}
+	f := &ledgerBigQuery{Fake: bqfake.New(t), estimate: estimate, billed: billed, runFor: runFor, jobs: map[string]*ledgerJob{}}
+	f.On(bqfake.JobsInsert).ReplyFunc(func(r *bqfake.Request) (any, error) { return f.dryRun(t, r) })
+	f.On(bqfake.JobsQuery).ReplyFunc(f.query)
+	f.On(bqfake.JobsGetQueryResults).ReplyFunc(f.results)
+	f.On(bqfake.JobsCancel).ReplyFunc(f.cancel)
+	f.On(bqfake.JobsGet).ReplyFunc(func(r *bqfake.Request) (any, error) {
+		j, err := f.job(r.JobID)
+		if err != nil {
+			return nil, err
+		}
+		return f.jobResource(r.JobID, j), nil
+	})
+	return f
 }
 
 // invoice is what the finished jobs billed, and how many jobs ran.
@@ -82,18 +93,25 @@ func (f *ledgerBigQuery) finish(ids ...string) {
 	}
 }
 
+// requestsFor counts the requests naming job id.
 func (f *ledgerBigQuery) requestsFor(id string) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.requests[id]
+	n := 0
+	for _, r := range f.Requests(bqfake.Any) {
+		if r.JobID == id {
+			n++
+		}
+	}
+	return n
 }
 
-func (f *ledgerBigQuery) job(id string) (*ledgerJob, bool) {
+func (f *ledgerBigQuery) job(id string) (*ledgerJob, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.requests[id]++
 	j, ok := f.jobs[id]
-	return j, ok
+	if !ok {
+		return nil, bqfake.Errorf(http.StatusNotFound, "notFound", "Not found: Job p:US.%s", id)
+	}
+	return j, nil
 }
 
 func (j *ledgerJob) done() bool {
@@ -106,7 +124,7 @@ func (j *ledgerJob) done() bool {
 }
 
 // waitFor waits until the job ends or timeoutMs passes.
-func (j *ledgerJob) waitFor(r *http.Request, timeoutMs int64) {
+func (j *ledgerJob) waitFor(r *bqfake.Request, timeoutMs int64) {
 	d := time.Duration(timeoutMs) * time.Millisecond
 	if !j.held {
 		d = min(time.Until(j.ends), d)
@@ -117,86 +135,74 @@ func (j *ledgerJob) waitFor(r *http.Request, timeoutMs int64) {
 	select {
 	case <-time.After(d):
 	case <-j.ended:
-	case <-r.Context().Done():
+	case <-r.HTTP.Context().Done():
 	}
 }
 
-func (f *ledgerBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
-	switch path := r.URL.Path; {
-	case r.Method == http.MethodPost && path == "/projects/p/jobs":
-		var job bq.Job
-		if err := json.NewDecoder(r.Body).Decode(&job); err != nil || !job.Configuration.DryRun {
-			f.t.Errorf("ledger bigquery: a job was inserted that is not a dry run")
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalid", "not a dry run"))
-			return
-		}
-		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
-		job.Status = &bq.JobStatus{State: "DONE"}
-		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.estimate, Query: &bq.JobStatistics2{
-			StatementType: "SELECT", ReferencedTables: tableRefs([]string{"p.sales.t"}), TotalBytesProcessed: f.estimate,
-		}}
-		writeJSON(w, http.StatusOK, &job)
-	case r.Method == http.MethodPost && path == "/projects/p/queries":
-		var req bq.QueryRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		f.mu.Lock()
-		f.n++
-		id := fmt.Sprintf("job_%d", f.n)
-		j := &ledgerJob{ends: time.Now().Add(f.runFor), held: f.runFor == untilFinished, ended: make(chan struct{}), billed: f.billed, failed: strings.Contains(req.Query, "fail")}
-		f.jobs[id] = j
-		f.mu.Unlock()
-		j.waitFor(r, req.TimeoutMs)
-		ref := &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}
-		if !j.done() {
-			writeJSON(w, http.StatusOK, &bq.QueryResponse{JobReference: ref, JobComplete: false})
-			return
-		}
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{
-			JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows,
-			TotalBytesProcessed: j.billed, TotalBytesBilled: j.billed,
-		})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/queries/"):
-		id := strings.TrimPrefix(path, "/projects/p/queries/")
-		j, ok := f.job(id)
-		if !ok {
-			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:US."+id))
-			return
-		}
-		ms, _ := strconv.ParseInt(r.URL.Query().Get("timeoutMs"), 10, 64)
-		j.waitFor(r, min(ms, 2000))
-		ref := &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}
-		switch {
-		case !j.done():
-			writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: false})
-		case j.failed:
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalidQuery", "Division by zero: 1 / 0"))
-		default:
-			writeJSON(w, http.StatusOK, &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: schema, Rows: rows, TotalBytesProcessed: j.billed})
-		}
-	case r.Method == http.MethodPost && strings.HasSuffix(path, "/cancel"):
-		id := strings.TrimSuffix(strings.TrimPrefix(path, "/projects/p/jobs/"), "/cancel")
-		j, ok := f.job(id)
-		if !ok {
-			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:US."+id))
-			return
-		}
-		f.mu.Lock()
-		j.cancelled = true
-		f.mu.Unlock()
-		writeJSON(w, http.StatusOK, &bq.JobCancelResponse{Job: f.jobResource(id, j)})
-	case r.Method == http.MethodGet && strings.HasPrefix(path, "/projects/p/jobs/"):
-		id := strings.TrimPrefix(path, "/projects/p/jobs/")
-		j, ok := f.job(id)
-		if !ok {
-			writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "Not found: Job p:US."+id))
-			return
-		}
-		writeJSON(w, http.StatusOK, f.jobResource(id, j))
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+path))
+var (
+	ledgerSchema = &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
+	ledgerRows   = []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}}
+)
+
+func (f *ledgerBigQuery) dryRun(t *testing.T, r *bqfake.Request) (any, error) {
+	job := r.Job
+	if !job.Configuration.DryRun {
+		t.Errorf("ledger bigquery: a job was inserted that is not a dry run")
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalid", "not a dry run")
 	}
+	job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
+	job.Status = &bq.JobStatus{State: "DONE"}
+	job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.estimate, Query: &bq.JobStatistics2{
+		StatementType: "SELECT", ReferencedTables: tableRefs([]string{"p.sales.t"}), TotalBytesProcessed: f.estimate,
+	}}
+	return job, nil
+}
+
+func (f *ledgerBigQuery) query(r *bqfake.Request) (any, error) {
+	req := r.QueryRequest
+	f.mu.Lock()
+	f.n++
+	id := fmt.Sprintf("job_%d", f.n)
+	j := &ledgerJob{ends: time.Now().Add(f.runFor), held: f.runFor == untilFinished, ended: make(chan struct{}), billed: f.billed, failed: strings.Contains(req.Query, "fail")}
+	f.jobs[id] = j
+	f.mu.Unlock()
+	j.waitFor(r, req.TimeoutMs)
+	ref := &bq.JobReference{ProjectId: "p", JobId: id, Location: "US"}
+	if !j.done() {
+		return &bq.QueryResponse{JobReference: ref}, nil
+	}
+	return &bq.QueryResponse{
+		JobReference: ref, JobComplete: true, TotalRows: 1, Schema: ledgerSchema, Rows: ledgerRows,
+		TotalBytesProcessed: j.billed, TotalBytesBilled: j.billed,
+	}, nil
+}
+
+func (f *ledgerBigQuery) results(r *bqfake.Request) (any, error) {
+	j, err := f.job(r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	ms, _ := strconv.ParseInt(r.Query.Get("timeoutMs"), 10, 64)
+	j.waitFor(r, min(ms, 2000))
+	ref := &bq.JobReference{ProjectId: "p", JobId: r.JobID, Location: "US"}
+	switch {
+	case !j.done():
+		return &bq.GetQueryResultsResponse{JobReference: ref}, nil
+	case j.failed:
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalidQuery", "Division by zero: 1 / 0")
+	}
+	return &bq.GetQueryResultsResponse{JobReference: ref, JobComplete: true, TotalRows: 1, Schema: ledgerSchema, Rows: ledgerRows, TotalBytesProcessed: j.billed}, nil
+}
+
+func (f *ledgerBigQuery) cancel(r *bqfake.Request) (any, error) {
+	j, err := f.job(r.JobID)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	j.cancelled = true
+	f.mu.Unlock()
+	return &bq.JobCancelResponse{Job: f.jobResource(r.JobID, j)}, nil
 }
 
 func (f *ledgerBigQuery) jobResource(id string, j *ledgerJob) *bq.Job {

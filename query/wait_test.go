@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -125,20 +124,12 @@ type endpoint interface {
 	Options(*http.Client) []option.ClientOption
 }
 
-// newSlowService returns a Service on the real clients talking to fake (an
-// endpoint, or an http.Handler served for the test).
-func newSlowService(t *testing.T, fake any) *Service {
+// newSlowService returns a Service on the real clients talking to fake.
+func newSlowService(t *testing.T, fake endpoint) *Service {
 	t.Helper()
 	ctx := context.Background()
 	hc := &http.Client{Transport: &resilience.Transport{}}
-	var opts []option.ClientOption
-	if e, ok := fake.(endpoint); ok {
-		opts = e.Options(hc)
-	} else {
-		srv := httptest.NewServer(fake.(http.Handler))
-		t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
-		opts = []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(srv.URL)}
-	}
+	opts := fake.Options(hc)
 	client, err := bigquery.NewClient(ctx, "p", opts...)
 	if err != nil {
 		t.Fatalf("bigquery.NewClient: %v", err)
