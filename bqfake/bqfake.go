@@ -95,7 +95,9 @@ type Fake struct {
 	jobOrder []string
 	nextJob  int
 	onJob    func(*bq.Job)
-	holds    []*Hold
+	// hasResult: query jobs without a destination write QueryResult's table.
+	hasResult bool
+	holds     []*Hold
 }
 
 // New starts a fake that stops when the test ends (held requests are

@@ -138,3 +138,17 @@ func TestRulesFaultsAndHolds(t *testing.T) {
 		t.Errorf("after Off: %v", err)
 	}
 }
+
+func TestQueryResultIsEveryQuerysRows(t *testing.T) {
+	f := bqfake.New(t)
+	f.QueryResult(bqfake.Columns("n INTEGER", "s STRING"), bqfake.Row("1", "a"), bqfake.Row("2", nil))
+	rest := f.REST(t, nil)
+	res, err := rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT n, s", MaxResults: 1}).Context(context.Background()).Do()
+	if err != nil || !res.JobComplete || res.TotalRows != 2 || len(res.Rows) != 1 || res.PageToken == "" ||
+		len(res.Schema.Fields) != 2 || res.Schema.Fields[1].Type != "STRING" || res.JobReference.JobId == "" {
+		t.Fatalf("jobs.query = %+v, %v", res, err)
+	}
+	if j := f.Job(res.JobReference.JobId); j == nil || j.Configuration.Query.Query != "SELECT n, s" || j.Configuration.Query.DestinationTable == nil {
+		t.Errorf("kept job = %+v", j)
+	}
+}

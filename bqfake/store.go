@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	bq "google.golang.org/api/bigquery/v2"
 )
@@ -101,6 +102,40 @@ func (f *Fake) table(project, dataset, id string) *table {
 		}
 	}
 	return nil
+}
+
+// QueryResult makes schema and rows the result of every query job that
+// OnJob leaves without a destination table: they land in a table of the
+// fake's, as BigQuery writes a query's result to an anonymous table.
+func (f *Fake) QueryResult(schema *bq.TableSchema, rows ...*bq.TableRow) {
+	f.AddTable(&bq.Table{TableReference: resultRef(f.project), Schema: schema}, rows...)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hasResult = true
+}
+
+func resultRef(project string) *bq.TableReference {
+	return &bq.TableReference{ProjectId: project, DatasetId: "_bqfake", TableId: "result"}
+}
+
+// Row is a table row of the values as BigQuery sends them (strings, nil
+// for NULL).
+func Row(values ...any) *bq.TableRow {
+	r := &bq.TableRow{}
+	for _, v := range values {
+		r.F = append(r.F, &bq.TableCell{V: v})
+	}
+	return r
+}
+
+// Columns is a schema of "name TYPE" columns.
+func Columns(cols ...string) *bq.TableSchema {
+	s := &bq.TableSchema{}
+	for _, c := range cols {
+		name, typ, _ := strings.Cut(c, " ")
+		s.Fields = append(s.Fields, &bq.TableFieldSchema{Name: name, Type: typ})
+	}
+	return s
 }
 
 // OnJob sets fn to finish every new job (jobs.insert, jobs.query, dry runs
@@ -345,7 +380,7 @@ func (f *Fake) newJob(j *bq.Job, project string) (*bq.Job, error) {
 		f.mu.Unlock()
 		return nil, Errorf(http.StatusConflict, "duplicate", "Already Exists: Job %s:%s.%s", ref.ProjectId, ref.Location, ref.JobId)
 	}
-	onJob := f.onJob
+	onJob, hasResult := f.onJob, f.hasResult
 	f.mu.Unlock()
 	j.Kind = "bigquery#job"
 	if !c.DryRun {
@@ -358,6 +393,9 @@ func (f *Fake) newJob(j *bq.Job, project string) (*bq.Job, error) {
 	}
 	if onJob != nil {
 		onJob(j)
+	}
+	if q := c.Query; q != nil && !c.DryRun && q.DestinationTable == nil && hasResult {
+		q.DestinationTable = resultRef(f.project)
 	}
 	if j.Status != nil && j.Status.ErrorResult != nil && len(j.Status.Errors) == 0 {
 		j.Status.Errors = []*bq.ErrorProto{j.Status.ErrorResult}

@@ -53,10 +53,8 @@ func newPlanBigQuery(t *testing.T, plans map[string]plan) *planBigQuery {
 		}
 		p := f.plan(job.Configuration.Query.Query)
 		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: p.bytes, Query: &bq.JobStatistics2{StatementType: p.statementType, TotalBytesProcessed: p.bytes, TotalBytesBilled: p.bytes}}
-		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
 	})
-	f.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"},
-		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	f.QueryResult(bqfake.Columns("n INTEGER"), bqfake.Row("1"))
 	f.On(bqfake.JobsGet).ReplyFunc(func(r *bqfake.Request) (any, error) {
 		p, ok := f.jobs[r.JobID]
 		if !ok {

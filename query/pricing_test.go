@@ -32,15 +32,13 @@ type priceBigQuery struct {
 func (f *priceBigQuery) serve(t *testing.T) {
 	t.Helper()
 	f.Fake = bqfake.New(t)
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	f.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	f.QueryResult(bqfake.Columns("n INTEGER"), bqfake.Row("1"))
 	f.OnJob(func(job *bq.Job) {
 		job.JobReference.Location = f.location
 		if job.Configuration.DryRun {
 			job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.bytes, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: f.bytes}}
 			return
 		}
-		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
 		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: f.bytes, TotalSlotMs: f.slotMs, Query: &bq.JobStatistics2{
 			StatementType: "SELECT", TotalBytesProcessed: f.bytes, TotalBytesBilled: f.bytes, TotalSlotMs: f.slotMs, CacheHit: f.cacheHit,
 		}}

@@ -24,11 +24,9 @@ func costlyServer(t *testing.T) (*Backend, *bqfake.Fake) {
 		j.Statistics = &bq.JobStatistics{TotalBytesProcessed: bytes, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: bytes}}
 		if !j.Configuration.DryRun {
 			j.Statistics.Query.TotalBytesBilled = bytes
-			j.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "result"}
 		}
 	})
-	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "result"}, Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}},
-		&bq.TableRow{F: []*bq.TableCell{{V: "42"}}})
+	fake.QueryResult(bqfake.Columns("n INTEGER"), bqfake.Row("42"))
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	cfg.ConfirmAboveBytes = 1 << 30

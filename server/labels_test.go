@@ -53,12 +53,9 @@ func TestLabelJobs(t *testing.T) {
 func selectOne(t *testing.T) *bqfake.Fake {
 	t.Helper()
 	fake := bqfake.New(t)
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
-	fake.OnJob(func(j *bq.Job) {
-		j.Statistics.Query.Schema = schema
-		j.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
-	})
+	schema := bqfake.Columns("n INTEGER")
+	fake.QueryResult(schema, bqfake.Row("1"))
+	fake.OnJob(func(j *bq.Job) { j.Statistics.Query.Schema = schema })
 	return fake
 }
 

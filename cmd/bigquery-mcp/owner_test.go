@@ -23,8 +23,7 @@ import (
 func jobsBigQuery(t *testing.T) *bqfake.Fake {
 	t.Helper()
 	fake := bqfake.New(t)
-	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
-	fake.AddTable(&bq.Table{TableReference: &bq.TableReference{DatasetId: "_anon", TableId: "one"}, Schema: schema}, &bq.TableRow{F: []*bq.TableCell{{V: "1"}}})
+	fake.QueryResult(bqfake.Columns("n INTEGER"), bqfake.Row("1"))
 	fake.OnJob(func(job *bq.Job) {
 		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: 10, Query: &bq.JobStatistics2{StatementType: "SELECT", TotalBytesProcessed: 10}}
 		if job.Configuration.DryRun {
@@ -32,7 +31,6 @@ func jobsBigQuery(t *testing.T) *bqfake.Fake {
 			return
 		}
 		job.Statistics.Query.TotalBytesBilled = 10
-		job.Configuration.Query.DestinationTable = &bq.TableReference{ProjectId: "p", DatasetId: "_anon", TableId: "one"}
 		if q := job.Configuration.Query.Query; strings.Contains(q, "running") || strings.Contains(q, "failed") {
 			job.Status.State = "RUNNING"
 		}
