@@ -71,18 +71,16 @@ type Option func(*Fake)
 // the project of jobs sent without one ("p" by default).
 func WithProject(p string) Option { return func(f *Fake) { f.project = p } }
 
-// WithLocation sets the location of jobs and datasets that name none
-// ("US" by default).
-func WithLocation(l string) Option { return func(f *Fake) { f.location = l } }
-
 // Fake is a BigQuery REST endpoint on a local port.
 type Fake struct {
 	// URL is the endpoint to hand to the client (option.WithEndpoint) or
 	// to a server's config.
 	URL string
 
-	srv      *httptest.Server
-	project  string
+	srv     *httptest.Server
+	project string
+	// location is where jobs that name none run, as in BigQuery's US
+	// multi-region.
 	location string
 
 	mu       sync.Mutex

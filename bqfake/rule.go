@@ -105,23 +105,20 @@ func (r *Rule) Reply(v any) *Rule {
 	})
 }
 
-// ErrDrop and ErrReset, returned by a ReplyFunc, close the connection
-// without an answer as Drop and Reset do.
-var (
-	ErrDrop  = errors.New("bqfake: drop the connection")
-	ErrReset = errors.New("bqfake: reset the connection")
-)
+// ErrReset, returned by a ReplyFunc, closes the connection with a TCP
+// reset and no answer, as Reset does.
+var ErrReset = errors.New("bqfake: reset the connection")
 
 // ReplyFunc answers with what fn returns: a value as JSON with status 200,
-// or an error (an *Error in BigQuery's error shape; ErrDrop, ErrReset).
+// or an error (an *Error in BigQuery's error shape; ErrReset).
 // fn returning nil, nil passes the request on to the next rule or the
 // store.
 func (r *Rule) ReplyFunc(fn func(*Request) (any, error)) *Rule {
 	return r.set(func(_ *Fake, w http.ResponseWriter, req *Request) bool {
 		v, err := fn(req)
 		switch {
-		case err == ErrDrop || err == ErrReset:
-			hijack(w, err == ErrReset)
+		case err == ErrReset:
+			hijack(w, true)
 		case err != nil:
 			writeError(w, err)
 		case v == nil:

@@ -85,16 +85,6 @@ func (f *Fake) SetRows(dataset, id string, rows ...*bq.TableRow) {
 		TableReference: &bq.TableReference{ProjectId: f.project, DatasetId: dataset, TableId: id}}, rows: rows})
 }
 
-// Table returns the kept metadata of a table, or nil.
-func (f *Fake) Table(project, dataset, id string) *bq.Table {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if t := f.table(project, dataset, id); t != nil {
-		return clone(t.meta)
-	}
-	return nil
-}
-
 func (f *Fake) table(project, dataset, id string) *table {
 	for _, t := range f.tables[project+"."+dataset] {
 		if t.meta.TableReference.TableId == id {
