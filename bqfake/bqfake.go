@@ -180,6 +180,53 @@ func (f *Fake) Count(route Route) int {
 	return f.counts[route]
 }
 
+const tablePath = "projects/{project}/datasets/{dataset}/tables/{table}"
+
+// routes are the REST methods the fake serves, by HTTP method and path;
+// a {name} segment is one of the request's IDs.
+var routes = []restMethod{
+	{http.MethodGet, "projects/{project}/datasets", DatasetsList},
+	{http.MethodGet, "projects/{project}/datasets/{dataset}", DatasetsGet},
+	{http.MethodGet, "projects/{project}/datasets/{dataset}/tables", TablesList},
+	{http.MethodGet, tablePath, TablesGet},
+	{http.MethodPatch, tablePath, TablesPatch},
+	{http.MethodPut, tablePath, TablesPatch},
+	{http.MethodDelete, tablePath, TablesDelete},
+	{http.MethodGet, tablePath + "/data", TabledataList},
+	{http.MethodPost, tablePath + "/insertAll", TabledataInsertAll},
+	{http.MethodPost, "projects/{project}/jobs", JobsInsert},
+	{http.MethodGet, "projects/{project}/jobs", JobsList},
+	{http.MethodGet, "projects/{project}/jobs/{job}", JobsGet},
+	{http.MethodPost, "projects/{project}/jobs/{job}/cancel", JobsCancel},
+	{http.MethodPost, "projects/{project}/queries", JobsQuery},
+	{http.MethodGet, "projects/{project}/queries/{job}", JobsGetQueryResults},
+}
+
+// restMethod is one REST method: its HTTP method and path.
+type restMethod struct {
+	method, path string
+	route        Route
+}
+
+// match reports whether a request of method for path segments segs is
+// this REST method's, with the IDs its {name} segments hold.
+func (rm restMethod) match(method string, segs []string) (map[string]string, bool) {
+	want := strings.Split(rm.path, "/")
+	if method != rm.method || len(segs) != len(want) {
+		return nil, false
+	}
+	ids := map[string]string{}
+	for i, w := range want {
+		switch {
+		case strings.HasPrefix(w, "{"):
+			ids[w] = segs[i]
+		case w != segs[i]:
+			return nil, false
+		}
+	}
+	return ids, true
+}
+
 // parse names the route of r and reads its body.
 func (f *Fake) parse(r *http.Request) (*Request, error) {
 	path := r.URL.Path
@@ -192,59 +239,12 @@ func (f *Fake) parse(r *http.Request) (*Request, error) {
 		return nil, err
 	}
 	req.Raw = raw
-	p := strings.Split(strings.Trim(path, "/"), "/")
-	if len(p) < 3 || p[0] != "projects" {
-		return req, nil
-	}
-	req.Project = p[1]
-	get, post := r.Method == http.MethodGet, r.Method == http.MethodPost
-	switch {
-	case p[2] == "datasets":
-		if len(p) >= 4 {
-			req.Dataset = p[3]
-		}
-		if len(p) >= 6 && p[4] == "tables" {
-			req.Table = p[5]
-		}
-		switch {
-		case len(p) == 3 && get:
-			req.Route = DatasetsList
-		case len(p) == 4 && get:
-			req.Route = DatasetsGet
-		case len(p) == 5 && p[4] == "tables" && get:
-			req.Route = TablesList
-		case len(p) == 6 && p[4] == "tables" && get:
-			req.Route = TablesGet
-		case len(p) == 6 && p[4] == "tables" && (r.Method == http.MethodPatch || r.Method == http.MethodPut):
-			req.Route = TablesPatch
-		case len(p) == 6 && p[4] == "tables" && r.Method == http.MethodDelete:
-			req.Route = TablesDelete
-		case len(p) == 7 && p[4] == "tables" && p[6] == "data" && get:
-			req.Route = TabledataList
-		case len(p) == 7 && p[4] == "tables" && p[6] == "insertAll" && post:
-			req.Route = TabledataInsertAll
-		}
-	case p[2] == "jobs":
-		if len(p) >= 4 {
-			req.JobID = p[3]
-		}
-		switch {
-		case len(p) == 3 && post:
-			req.Route = JobsInsert
-		case len(p) == 3 && get:
-			req.Route = JobsList
-		case len(p) == 4 && get:
-			req.Route = JobsGet
-		case len(p) == 5 && p[4] == "cancel" && post:
-			req.Route = JobsCancel
-		}
-	case p[2] == "queries":
-		switch {
-		case len(p) == 3 && post:
-			req.Route = JobsQuery
-		case len(p) == 4 && get:
-			req.JobID = p[3]
-			req.Route = JobsGetQueryResults
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	for _, rt := range routes {
+		if ids, ok := rt.match(r.Method, segs); ok {
+			req.Route = rt.route
+			req.Project, req.Dataset, req.Table, req.JobID = ids["{project}"], ids["{dataset}"], ids["{table}"], ids["{job}"]
+			break
 		}
 	}
 	var into any
