@@ -263,7 +263,7 @@ func (s *Service) partitionAdvice(ctx context.Context, r *request, t tableRef, p
 		if p.Type == "RANGE" {
 			figures = rangeFigures(p, sizes, frac)
 		} else {
-			now := time.Now().UTC()
+			now := s.clock().UTC()
 			for _, days := range adviceWindows {
 				figures = append(figures, Advice{
 					Change:     fmt.Sprintf("WHERE %s (last %d day%s)", recentFilter(p, days), days, plural(days)),
@@ -502,4 +502,12 @@ func (s *Service) checkRequiredFilters(ctx context.Context, r *request) error {
 		return bqerr.Invalid(fmt.Sprintf("table %s requires a filter on its partition column %s, and the query has none: BigQuery would refuse it; nothing ran", t, col), hint).WithQuery(r.sql)
 	}
 	return nil
+}
+
+// clock is the Service's clock: time.Now unless a test fixed it.
+func (s *Service) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
 }

@@ -13,15 +13,19 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/bqfake"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
-// partitionBigQuery fakes the REST API for advice: dry runs answer from
-// plans (every SQL reads p.sales.events), INFORMATION_SCHEMA.PARTITIONS
-// answers 60 day partitions of 1 MiB each, the most recent today, and
-// bills 10 MB; any other jobs.query is a job, counted.
+// partitionBigQuery fakes the REST API for advice on bqfake: dry runs
+// answer from bytes (every SQL reads p.sales.events; a text it has no
+// figure for is invalid), INFORMATION_SCHEMA.PARTITIONS answers 60 day
+// partitions of 1 MiB each, the most recent on adviceDay, and bills 10 MB;
+// any other jobs.query is a job, counted, and refused over its
+// maximumBytesBilled.
 type partitionBigQuery struct {
+	*bqfake.Fake
 	t     *testing.T
 	bytes map[string]int64
 	// partitions, when set, replaces the 60 day partitions.
@@ -37,75 +41,79 @@ type partitionBigQuery struct {
 
 const partitionMiB = 1 << 20
 
-func (f *partitionBigQuery) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/jobs":
-		var job bq.Job
-		_ = json.NewDecoder(r.Body).Decode(&job)
-		sql := job.Configuration.Query.Query
-		f.mu.Lock()
-		f.dryRuns = append(f.dryRuns, sql)
-		f.mu.Unlock()
-		n, known := f.bytes[sql]
-		if !known {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "invalidQuery", "no plan for this text"))
-			return
-		}
-		job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
-		job.Status = &bq.JobStatus{State: "DONE"}
-		job.Statistics = &bq.JobStatistics{TotalBytesProcessed: n, Query: &bq.JobStatistics2{
-			StatementType: "SELECT", TotalBytesProcessed: n, ReferencedTables: tableRefs([]string{"p.sales.events"}), Schema: f.wide,
-		}}
-		writeJSON(w, http.StatusOK, &job)
-	case r.Method == http.MethodPost && r.URL.Path == "/projects/p/queries":
-		var req bq.QueryRequest
-		_ = json.NewDecoder(r.Body).Decode(&req)
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if strings.Contains(req.Query, "`p.sales.INFORMATION_SCHEMA.PARTITIONS`") {
-			f.lookups++
-			if len(req.QueryParameters) != 1 || req.QueryParameters[0].ParameterValue.Value != "events" {
-				f.t.Errorf("partition lookup parameters = %+v", req.QueryParameters)
-			}
-			var rows []*bq.TableRow
-			day := time.Now().UTC()
-			for i := 0; i < 60 && f.partitions == nil; i++ {
-				id := day.AddDate(0, 0, -i).Format("20060102")
-				rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.Itoa(partitionMiB)}}})
-			}
-			for id, n := range f.partitions {
-				rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.FormatInt(n, 10)}}})
-			}
-			writeJSON(w, http.StatusOK, &bq.QueryResponse{
-				JobReference: &bq.JobReference{ProjectId: "p", JobId: "lookup", Location: "US"},
-				JobComplete:  true, TotalRows: 60, Rows: rows, TotalBytesProcessed: 1 << 16, TotalBytesBilled: 10 << 20,
-			})
-			return
-		}
-		if req.MaximumBytesBilled > 0 && f.bytes[req.Query] > req.MaximumBytesBilled {
-			writeJSON(w, http.StatusBadRequest, apiError(http.StatusBadRequest, "bytesBilledLimitExceeded", "Query exceeded limit for bytes billed: 10485760. 31457280 or higher required."))
-			return
-		}
-		f.jobs++
-		writeJSON(w, http.StatusOK, &bq.QueryResponse{
-			JobReference: &bq.JobReference{ProjectId: "p", JobId: "job_1", Location: "US"},
-			JobComplete:  true, TotalRows: 1, TotalBytesBilled: 1,
-			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
-			Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
-		})
-	default:
-		writeJSON(w, http.StatusNotFound, apiError(http.StatusNotFound, "notFound", "no fake for "+r.Method+" "+r.URL.Path))
+// adviceDay is "today" for the advice tests: the service's clock and the
+// fake's newest partition agree on it whatever the date.
+var adviceDay = time.Date(2026, time.March, 14, 23, 59, 59, 0, time.UTC)
+
+func newPartitionBigQuery(t *testing.T, bytes map[string]int64) *partitionBigQuery {
+	t.Helper()
+	f := &partitionBigQuery{Fake: bqfake.New(t), t: t, bytes: bytes}
+	f.On(bqfake.JobsInsert).ReplyFunc(f.dryRun)
+	f.On(bqfake.JobsQuery).ReplyFunc(f.query)
+	return f
+}
+
+func (f *partitionBigQuery) dryRun(r *bqfake.Request) (any, error) {
+	job := r.Job
+	sql := job.Configuration.Query.Query
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dryRuns = append(f.dryRuns, sql)
+	n, known := f.bytes[sql]
+	if !known {
+		return nil, bqfake.Errorf(http.StatusBadRequest, "invalidQuery", "no plan for this text")
 	}
+	job.JobReference = &bq.JobReference{ProjectId: "p", Location: "US"}
+	job.Status = &bq.JobStatus{State: "DONE"}
+	job.Statistics = &bq.JobStatistics{TotalBytesProcessed: n, Query: &bq.JobStatistics2{
+		StatementType: "SELECT", TotalBytesProcessed: n, ReferencedTables: tableRefs([]string{"p.sales.events"}), Schema: f.wide,
+	}}
+	return job, nil
+}
+
+func (f *partitionBigQuery) query(r *bqfake.Request) (any, error) {
+	req := r.QueryRequest
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if strings.Contains(req.Query, "`p.sales.INFORMATION_SCHEMA.PARTITIONS`") {
+		f.lookups++
+		if len(req.QueryParameters) != 1 || req.QueryParameters[0].ParameterValue.Value != "events" {
+			f.t.Errorf("partition lookup parameters = %+v", req.QueryParameters)
+		}
+		var rows []*bq.TableRow
+		for i := 0; i < 60 && f.partitions == nil; i++ {
+			id := adviceDay.AddDate(0, 0, -i).Format("20060102")
+			rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.Itoa(partitionMiB)}}})
+		}
+		for id, n := range f.partitions {
+			rows = append(rows, &bq.TableRow{F: []*bq.TableCell{{V: id}, {V: strconv.FormatInt(n, 10)}}})
+		}
+		return &bq.QueryResponse{
+			JobReference: &bq.JobReference{ProjectId: "p", JobId: "lookup", Location: "US"},
+			JobComplete:  true, TotalRows: 60, Rows: rows, TotalBytesProcessed: 1 << 16, TotalBytesBilled: 10 << 20,
+		}, nil
+	}
+	if req.MaximumBytesBilled > 0 && f.bytes[req.Query] > req.MaximumBytesBilled {
+		return nil, bqfake.Errorf(http.StatusBadRequest, "bytesBilledLimitExceeded", "Query exceeded limit for bytes billed: 10485760. 31457280 or higher required.")
+	}
+	f.jobs++
+	return &bq.QueryResponse{
+		JobReference: &bq.JobReference{ProjectId: "p", JobId: "job_1", Location: "US"},
+		JobComplete:  true, TotalRows: 1, TotalBytesBilled: 1,
+		Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}},
+		Rows:   []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}},
+	}, nil
 }
 
 func newAdviceService(t *testing.T, requireFilter bool) (*Service, *partitionBigQuery) {
 	t.Helper()
-	fake := &partitionBigQuery{t: t, bytes: map[string]int64{
+	fake := newPartitionBigQuery(t, map[string]int64{
 		"SELECT * FROM sales.events":                                          30 * partitionMiB,
 		"SELECT * FROM sales.events WHERE ts >= DATE '2024-01-01'":            2 * partitionMiB,
 		"SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1": partitionMiB,
-	}}
+	})
 	s := newSlowService(t, fake)
+	s.now = func() time.Time { return adviceDay }
 	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
 	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
 		"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB, Clustering: []string{"customer_id"},

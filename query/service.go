@@ -56,6 +56,9 @@ type Service struct {
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]
 	partitionsOnce sync.Once
+	// now is the clock advice counts recent partitions by; tests fix it,
+	// so that a day's figures do not change at midnight.
+	now func() time.Time
 	// runner starts, waits for, settles, follows, finds and cancels every
 	// job (package job); built at first use (jobs).
 	runner     *job.Runner
