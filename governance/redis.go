@@ -91,6 +91,10 @@ type RedisConfig struct {
 	StateFailOpen bool
 	// JobTTL is how long a job record is served (default JobRecordTTL).
 	JobTTL time.Duration
+	// RetryEvery is how long kept writes wait between tries while the
+	// store fails (default one second). Tests shorten it so that an outage
+	// they stage ends without waiting on a real clock.
+	RetryEvery time.Duration
 	// Do runs one step under the store's retry policy and circuit breaker
 	// (the wiring passes resilience's); nil runs it once.
 	Do func(ctx context.Context, fn func(context.Context) error) error
@@ -147,6 +151,9 @@ func NewRedis(cfg RedisConfig) *Redis {
 	}
 	if cfg.JobTTL <= 0 {
 		cfg.JobTTL = JobRecordTTL
+	}
+	if cfg.RetryEvery <= 0 {
+		cfg.RetryEvery = time.Second
 	}
 	if cfg.Do == nil {
 		cfg.Do = func(ctx context.Context, fn func(context.Context) error) error { return fn(ctx) }

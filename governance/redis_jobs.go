@@ -106,14 +106,14 @@ func (r *Redis) later(ctx context.Context, what string, err error, fn func(conte
 }
 
 // retryPending makes the kept writes again, oldest first, until none is
-// left or the state is closed: every second while the store fails, and
+// left or the state is closed: every RetryEvery (a second) while the store fails, and
 // through the same breaker as every other step, so a Redis that is down
 // is not hammered.
 //
 // done is this goroutine's own channel: a later goroutine gets another.
 func (r *Redis) retryPending(done chan struct{}) {
 	defer close(done)
-	wait := time.Second
+	wait := r.cfg.RetryEvery
 	for {
 		select {
 		case <-r.stop:

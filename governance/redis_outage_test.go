@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -37,11 +35,10 @@ type fleet struct {
 func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget int64, c *clock) *fleet {
 	t.Helper()
 	f := &fleet{t: t, budget: budget, ran: map[string]int64{}, opened: make([]atomic.Int64, n)}
-	quietOnce.Do(func() { redis.SetLogger(quiet{}) })
 	for i := range n {
 		cfg := resilience.Defaults()
 		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
-		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 300 * time.Millisecond, Successes: 1}
+		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}
 		ex, err := resilience.NewExecutor(cfg, resilience.Hooks{BreakerChanged: func(_ string, _, to resilience.BreakerState) {
 			if to == resilience.Open {
 				f.opened[i].Add(1)
@@ -50,11 +47,9 @@ func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget 
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The server's client settings (NewRedisClient), with timeouts
-		// short enough for a test: a paused Redis costs 150 ms a step.
-		client := redis.NewClient(&redis.Options{Addr: srv.Addr(), DialTimeout: 150 * time.Millisecond, ReadTimeout: 150 * time.Millisecond,
-			WriteTimeout: 150 * time.Millisecond, MaxRetries: -1, DialerRetries: 1})
-		st := NewRedis(RedisConfig{Client: client, StatePrefix: prefix, Limits: Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: c.Now,
+		// The server's client settings (NewRedisClient); a paused Redis
+		// costs redistest.PausedWait a step.
+		st := NewRedis(RedisConfig{Client: testClient(t, srv), StatePrefix: prefix, Limits: Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: c.Now, RetryEvery: testRetryEvery,
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 )
@@ -71,13 +73,49 @@ func TestMain(m *testing.M) {
 
 var prefixes atomic.Int64
 
+// testRetryEvery is how often a test's state tries its kept writes again:
+// a staged outage ends in milliseconds, not the server's second.
+const testRetryEvery = 10 * time.Millisecond
+
+// newRedisState is State on the server's client settings (NewRedisClient),
+// trying kept writes again every testRetryEvery.
 func newRedisState(t *testing.T, addr, prefix string, cfg RedisConfig) *Redis {
 	t.Helper()
 	client, err := NewRedisClient(Config{State: "redis://" + addr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Client, cfg.StatePrefix = client, prefix
+	cfg.Client = client
+	return newRedisStateOn(t, prefix, cfg)
+}
+
+// newPausableRedisState is newRedisState on testClient.
+func newPausableRedisState(t *testing.T, srv *redistest.Server, prefix string, cfg RedisConfig) *Redis {
+	t.Helper()
+	cfg.Client = testClient(t, srv)
+	return newRedisStateOn(t, prefix, cfg)
+}
+
+// testClient is NewRedisClient's client whose steps to a paused srv fail
+// after redistest.PausedWait, not after its one-second timeouts.
+func testClient(t *testing.T, srv *redistest.Server) *redis.Client {
+	t.Helper()
+	client, err := NewRedisClient(Config{State: srv.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := client.Options()
+	client.Close()
+	o.Dialer = srv.Dialer()
+	return redis.NewClient(o)
+}
+
+func newRedisStateOn(t *testing.T, prefix string, cfg RedisConfig) *Redis {
+	t.Helper()
+	cfg.StatePrefix = prefix
+	if cfg.RetryEvery == 0 {
+		cfg.RetryEvery = testRetryEvery
+	}
 	st := NewRedis(cfg)
 	t.Cleanup(func() { st.Close() })
 	return st
@@ -373,7 +411,7 @@ func TestRedisDownFailsClosed(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
 	cfg := RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}}
-	st := newRedisState(t, srv.Addr(), "down:", cfg)
+	st := newPausableRedisState(t, srv, "down:", cfg)
 	id, err := st.Reserve(ctx, "p", 300)
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +505,7 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("condition not met within 15s")
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -530,7 +568,7 @@ func BenchmarkRedisQuerySteps(b *testing.B) {
 func TestRedisOutagesInARow(t *testing.T) {
 	srv := redistest.Start(t)
 	ctx := context.Background()
-	st := newRedisState(t, srv.Addr(), "twice:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}})
+	st := newPausableRedisState(t, srv, "twice:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1000}})
 	for i := range 2 {
 		id, err := st.Reserve(ctx, "p", 100)
 		if err != nil {

@@ -32,16 +32,24 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 		s := newLedgerService(t, fake, 0, budget)
 		cfg := resilience.Defaults()
 		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
-		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 300 * time.Millisecond, Successes: 1}
+		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}
 		ex, err := resilience.NewExecutor(cfg, resilience.Hooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The server's client settings with test-sized timeouts: a paused
-		// Redis costs 150 ms a step, not a second.
-		client := redis.NewClient(&redis.Options{Addr: rs.Addr(), DialTimeout: 150 * time.Millisecond, ReadTimeout: 150 * time.Millisecond,
-			WriteTimeout: 150 * time.Millisecond, MaxRetries: -1, DialerRetries: 1})
-		st := governance.NewRedis(governance.RedisConfig{Client: client, StatePrefix: "outage:", Limits: governance.Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: now,
+		// The server's client settings (governance.NewRedisClient), on
+		// connections that time out after redistest.PausedWait while
+		// Redis is paused, not after a second; kept writes tried again
+		// every 10 ms.
+		client, err := governance.NewRedisClient(governance.Config{State: rs.URL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := client.Options()
+		client.Close()
+		opts.Dialer = rs.Dialer()
+		st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(opts), StatePrefix: "outage:", Limits: governance.Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: now,
+			RetryEvery: 10 * time.Millisecond,
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})
@@ -93,7 +101,7 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 	usage("during the outage")
 	rs.Resume()
 	resumed = true
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		usage("while the kept writes drain")
 		pending := 0
 		for _, st := range states {

@@ -11,12 +11,14 @@ package redistest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +31,8 @@ type Server struct {
 	port int
 	dir  string
 	cmd  *exec.Cmd
+	// paused is set between Pause and Resume.
+	paused atomic.Bool
 }
 
 // Start runs redis-server on a free port and waits until it answers.
@@ -88,10 +92,59 @@ func (s *Server) Stop() {
 // Pause stops the process where it is (SIGSTOP): connections are
 // accepted by the kernel and never answered, as with a hung or
 // unreachable Redis; Resume lets it go on, its data intact.
-func (s *Server) Pause() { s.cmd.Process.Signal(syscall.SIGSTOP) }
+func (s *Server) Pause() {
+	s.paused.Store(true)
+	s.cmd.Process.Signal(syscall.SIGSTOP)
+}
 
 // Resume continues a paused server.
-func (s *Server) Resume() { s.cmd.Process.Signal(syscall.SIGCONT) }
+func (s *Server) Resume() {
+	s.cmd.Process.Signal(syscall.SIGCONT)
+	s.paused.Store(false)
+}
+
+// Paused reports whether the server is paused (between Pause and Resume).
+func (s *Server) Paused() bool { return s.paused.Load() }
+
+// PausedWait is how long a connection from Dialer waits on a paused server
+// before its read or write times out.
+const PausedWait = 20 * time.Millisecond
+
+// Dialer dials the server for a Redis client (go-redis's Options.Dialer)
+// whose connections time out after PausedWait while the server is paused,
+// whatever the client's own timeouts: a test stages an outage without
+// waiting out the server's one-second timeouts, and every step outside the
+// outage keeps them.
+func (s *Server) Dialer() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &pausableConn{Conn: c, srv: s}, nil
+	}
+}
+
+// pausableConn cuts the deadlines the client sets to PausedWait while the
+// server is paused.
+type pausableConn struct {
+	net.Conn
+	srv *Server
+}
+
+func (c *pausableConn) cut(t time.Time) time.Time {
+	if !c.srv.Paused() {
+		return t
+	}
+	if soon := time.Now().Add(PausedWait); t.IsZero() || t.After(soon) {
+		return soon
+	}
+	return t
+}
+
+func (c *pausableConn) SetDeadline(t time.Time) error      { return c.Conn.SetDeadline(c.cut(t)) }
+func (c *pausableConn) SetReadDeadline(t time.Time) error  { return c.Conn.SetReadDeadline(c.cut(t)) }
+func (c *pausableConn) SetWriteDeadline(t time.Time) error { return c.Conn.SetWriteDeadline(c.cut(t)) }
 
 // Restart starts the server again on the same port, empty (as a Redis
 // without persistence comes back).
