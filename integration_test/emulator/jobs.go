@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -106,6 +107,15 @@ func (s *jobStore) nameDestination(r *http.Request) {
 }
 
 func (s *jobStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A request whose client goes away is still run to its end: v0.6.6
+	// cancelled mid-statement leaves its SQLite connection closed, and
+	// answers 500 to every later request (goccy/bigquery-emulator#478;
+	// TestCancelledRequestLeavesEmulatorServing). The tests share one
+	// emulator, so one test's cancelled call failed every test after it.
+	// The proxy would also cancel it when the client's connection closes
+	// (http.CloseNotifier), which the plain writer hides.
+	r = r.WithContext(context.WithoutCancel(r.Context()))
+	w = plainWriter{w}
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && queriesPath.MatchString(path):
@@ -134,6 +144,9 @@ func (s *jobStore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.backend.ServeHTTP(w, r)
 }
+
+// plainWriter is an http.ResponseWriter and nothing else.
+type plainWriter struct{ http.ResponseWriter }
 
 func (s *jobStore) job(id string) *storedJob {
 	s.mu.Lock()
