@@ -125,6 +125,8 @@ bench:
 	@echo "the MCP App: bundle size (as served, and its script unpacked), and 10,000 rows x 10 columns rendered in headless Chromium"
 	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs --check
 	cd integration_test && PATH="$(NODE_BIN):$$PATH" $(EMULATOR_ENV) $(GO) test -count=1 -run 'TestAppInBrowser/10000_rows' -v . | grep -E '10,000 rows|^(ok|FAIL|---)'
+	@echo "every BigQuery type exported as JSON Lines, CSV and Parquet: 20,000 rows (CI exports 3,000)"
+	cd integration_test && BQMCP_EVERY_TYPE_ROWS=20000 $(EMULATOR_ENV) $(GO) test -count=1 -timeout 30m -run 'TestExportEveryType' -v . | grep -E 'rows|^(ok|FAIL|---)'
 
 clean:
 	rm -rf bin dist

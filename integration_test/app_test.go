@@ -53,6 +53,7 @@ var (
 )
 
 func TestAppInBrowser(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	chromium := browserPath(t)
 	hostJS := buildHost(t)
 	h := newAppHost(t, hostJS)

@@ -52,6 +52,7 @@ func mcpbRun(t *testing.T, c *clients, args ...string) (string, error) {
 
 // The manifest passes the official validator, which refuses a broken one.
 func TestBundleManifestValidates(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	c := requireMCPB(t)
 	path, err := filepath.Abs(bundleManifest)
 	if err != nil {
@@ -77,6 +78,7 @@ var userConfigRef = regexp.MustCompile(`\$\{user_config\.([a-z_]+)\}`)
 // Packed, unpacked and launched like a host would, the bundle serves the
 // tools its manifest names and reads the emulator's datasets.
 func TestBundlePackedUnpackedServes(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	c := requireMCPB(t)
 	stage := t.TempDir()
 	data, err := os.ReadFile(bundleManifest)

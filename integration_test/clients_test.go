@@ -144,6 +144,7 @@ const conformanceBaseline = "conformance-baseline.yaml"
 // the baseline: it fails on a scenario that fails (or warns) and is not
 // listed, and on a listed scenario that now passes, so the list stays exact.
 func TestConformanceSuite(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	c := requireClients(t)
 	addr := startHTTPBinary(t)
 	out := t.TempDir()
@@ -350,11 +351,14 @@ type jobRef struct {
 // advertises logging): tools/list, a portability check of every tool schema
 // (--strict), and a call of every listed tool, over stdio and HTTP.
 func TestInspectorCLI(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	c := requireClients(t)
 	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
 		exerciseInspector(t, inspector{c: c, target: []string{serverBin, "--endpoint", emu.URL, "--project", emulator.Project}})
 	})
 	t.Run("http", func(t *testing.T) {
+		t.Parallel()
 		addr := startHTTPBinary(t)
 		exerciseInspector(t, inspector{c: c, target: []string{"--transport", "http", "--server-url", "http://" + addr + "/mcp"}})
 	})

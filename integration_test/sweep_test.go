@@ -227,6 +227,7 @@ func sweep(t *testing.T, p rpcPeer, protocol string) {
 // TestProtocolSweep sends every method of the specification to the binary
 // over stdio and over streamable HTTP.
 func TestProtocolSweep(t *testing.T) {
+	t.Parallel() // its own server binary and client processes; the emulator only read
 	for _, protocol := range sweepProtocols {
 		t.Run("stdio/"+protocol, func(t *testing.T) {
 			start := time.Now()
