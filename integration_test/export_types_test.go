@@ -136,7 +136,7 @@ func TestExportEveryType(t *testing.T) {
 			out := exportLong(t, cs, args)
 			took := time.Since(start)
 			t.Logf("%s: %d rows, %d bytes in %s (%.0f rows/s)", format, out.Rows, out.Bytes, took.Round(time.Millisecond), float64(out.Rows)/took.Seconds())
-			if out.Rows != everyTypeRows || out.ReadAPI != "storage" || len(out.Columns) != len(cols) {
+			if out.Rows != int64(everyTypeRows) || out.ReadAPI != "storage" || len(out.Columns) != len(cols) {
 				t.Fatalf("export = %+v", out)
 			}
 			jobID = out.JobID
