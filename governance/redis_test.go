@@ -107,6 +107,11 @@ func testClient(t *testing.T, srv *redistest.Server) *redis.Client {
 	o := client.Options()
 	client.Close()
 	o.Dialer = srv.Dialer()
+	// After PoolSize failed dials in a row go-redis dials only once a
+	// second until one succeeds: a stopped Redis and kept writes tried
+	// every testRetryEvery reach that in a fraction of a second, and the
+	// test would wait out go-redis's second when Redis is back.
+	o.PoolSize = 1000
 	return redis.NewClient(o)
 }
 
