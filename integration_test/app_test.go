@@ -496,9 +496,16 @@ type browser struct {
 }
 
 func newBrowser(t *testing.T, path string) *browser {
+	// Not t.TempDir: Chromium's helper processes may still write to the
+	// profile for a moment after the browser is stopped (seen with the
+	// machine loaded), and t.TempDir's removal then fails the test.
+	profile, err := os.MkdirTemp("", "bqmcp-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1000, 700),
+		chromedp.NoDefaultBrowserCheck, chromedp.UserDataDir(profile), chromedp.WindowSize(1000, 700),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		// Keep the sandboxed app frame in the page's process, where the
@@ -508,7 +515,18 @@ func newBrowser(t *testing.T, path string) *browser {
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelCtx := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 4*time.Minute)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		for range 50 {
+			if os.RemoveAll(profile) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("Chromium's profile %s was left behind", profile)
+	})
 	b := &browser{ctx: ctx, appFrames: map[cdp.FrameID]bool{}}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch e := ev.(type) {
