@@ -202,6 +202,8 @@ type Backend struct {
 	project       string
 	version       string
 	started       time.Time
+	// exposureTimeout bounds health's allowlist check (health.go).
+	exposureTimeout time.Duration
 }
 
 // Close stops following unfinished jobs, then releases the BigQuery
@@ -294,7 +296,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, err
 	}
-	b := &Backend{exportClient: exportClient, shared: shared, stateFailOpen: cfg.Governance.StateFailOpen, stateURL: governance.RedactURL(cfg.Governance.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now()}
+	b := &Backend{exportClient: exportClient, shared: shared, stateFailOpen: cfg.Governance.StateFailOpen, stateURL: governance.RedactURL(cfg.Governance.State), Identity: id, query: svc.Query, schema: svc.Schema, client: client, rest: rest, httpClient: hc, Executor: runner, Cache: cache, telemetry: tel, project: cfg.Project, version: cfg.Version, started: time.Now(), exposureTimeout: exposureTimeout}
 	svc.Health = b
 	// New's chain: the server's own middleware, then the caller's.
 	mcpCfg := cfg

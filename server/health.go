@@ -130,7 +130,7 @@ func (b *Backend) allowlistHealth(ctx context.Context) *AllowlistHealth {
 		h.Error = "no default project to check"
 		return h
 	}
-	ctx, cancel := context.WithTimeout(ctx, exposureTimeout)
+	ctx, cancel := context.WithTimeout(ctx, b.exposureTimeout)
 	defer cancel()
 	outside, err := b.schema.ListsOutsideAllowlist(ctx, b.project)
 	if err != nil {
