@@ -106,6 +106,9 @@ type Config struct {
 // Service exports results.
 type Service struct {
 	cfg Config
+	// progressEvery is the least time between two progress reports while a
+	// file is written (progress.go); tests shorten it.
+	progressEvery time.Duration
 }
 
 // NewService returns a Service, its defaults filled in.
@@ -117,7 +120,7 @@ func NewService(cfg Config) *Service {
 	if cfg.MaxExportBytes <= 0 {
 		cfg.MaxExportBytes = DefaultMaxBytes
 	}
-	return &Service{cfg: cfg}
+	return &Service{cfg: cfg, progressEvery: progressEvery}
 }
 
 // Input is export_results' input.

@@ -371,9 +371,8 @@ func contextWithLabels(ctx context.Context) context.Context {
 // file; a cancelled export leaves none either.
 func TestExportReportsProgressAndStopsAtItsLimit(t *testing.T) {
 	data := testRows(5000)
-	defer func(d time.Duration) { progressEvery = d }(progressEvery)
-	progressEvery = 10 * time.Millisecond
 	s := newTestService(t, &fakeReader{schema: testSchema, rows: data}, &fakeQueries{})
+	s.progressEvery = 10 * time.Millisecond
 	var reports []job.Progress
 	ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) { reports = append(reports, p) })
 	slow := &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 1024, pause: 20 * time.Millisecond}

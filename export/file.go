@@ -215,7 +215,7 @@ func (s *Service) write(ctx context.Context, table *bigquery.Table, format strin
 			return nil, 0, "", err
 		}
 		n++
-		if report != nil && n%progressRows == 0 && time.Since(reported) >= progressEvery {
+		if report != nil && n%progressRows == 0 && time.Since(reported) >= s.progressEvery {
 			report(ctx, job.Progress{Rows: n, TotalRows: rs.TotalRows(), Bytes: written(w) + int64(bw.Buffered())})
 			reported = time.Now()
 		}

@@ -10,5 +10,5 @@ import "time"
 const progressRows = 1024
 
 // progressEvery is the least time between two reports: often enough that
-// a host shows movement, rare enough to cost nothing. Tests shorten it.
-var progressEvery = time.Second
+// a host shows movement, rare enough to cost nothing.
+const progressEvery = time.Second
