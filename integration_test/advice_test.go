@@ -7,35 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/api/option"
-
-	bq "google.golang.org/api/bigquery/v2"
-
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/faults"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 )
-
-// createPartitionedSample makes shop.events_by_day, partitioned by day on
-// its DATE column day and clustered by customer_id, through the emulator's
-// tables.insert, which keeps both (DDL PARTITION BY is not emulated).
-func createPartitionedSample(t *testing.T) {
-	t.Helper()
-	ctx := context.Background()
-	svc, err := bq.NewService(ctx, option.WithEndpoint(emu.URL), option.WithoutAuthentication())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = svc.Tables.Insert(emulator.Project, "shop", &bq.Table{
-		TableReference:   &bq.TableReference{ProjectId: emulator.Project, DatasetId: "shop", TableId: "events_by_day"},
-		Schema:           &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "day", Type: "DATE"}, {Name: "customer_id", Type: "INTEGER"}, {Name: "amount", Type: "FLOAT"}}},
-		TimePartitioning: &bq.TimePartitioning{Type: "DAY", Field: "day"},
-		Clustering:       &bq.Clustering{Fields: []string{"customer_id"}},
-	}).Context(ctx).Do()
-	if err != nil && !strings.Contains(err.Error(), "lready") {
-		t.Fatalf("tables.insert: %v", err)
-	}
-}
 
 // TestAdviceReachesAnAgentOverStdio: the built binary over stdio, against
 // the emulator holding a partitioned, clustered sample table, with a proxy
@@ -44,7 +19,9 @@ func createPartitionedSample(t *testing.T) {
 // gets dry_run_sql's advice naming the partition column with figures from
 // the partitions' sizes, and the same advice in a budget's refusal.
 func TestAdviceReachesAnAgentOverStdio(t *testing.T) {
-	createPartitionedSample(t)
+	if err := emulator.CreatePartitionedSample(context.Background(), emu.URL); err != nil {
+		t.Fatal(err)
+	}
 	p, err := faults.New(emu.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -6,9 +6,6 @@ import (
 	"strings"
 	"time"
 
-	bq "google.golang.org/api/bigquery/v2"
-	"google.golang.org/api/option"
-
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/emulator"
 	"github.com/bigquery-mcp/bigquery-mcp/integration_test/faults"
 )
@@ -22,18 +19,8 @@ import (
 // call with advice finds the caches cold (tables.get, the partitions'
 // lookup); the later ones reuse them for 5 minutes.
 func (b *bench) advice(ctx context.Context, _ *serverProc) error {
-	svc, err := bq.NewService(ctx, option.WithEndpoint(b.emu.URL), option.WithoutAuthentication())
-	if err != nil {
+	if err := emulator.CreatePartitionedSample(ctx, b.emu.URL); err != nil {
 		return err
-	}
-	_, err = svc.Tables.Insert(emulator.Project, "shop", &bq.Table{
-		TableReference:   &bq.TableReference{ProjectId: emulator.Project, DatasetId: "shop", TableId: "events_by_day"},
-		Schema:           &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "day", Type: "DATE"}, {Name: "customer_id", Type: "INTEGER"}, {Name: "amount", Type: "FLOAT"}}},
-		TimePartitioning: &bq.TimePartitioning{Type: "DAY", Field: "day"},
-		Clustering:       &bq.Clustering{Fields: []string{"customer_id"}},
-	}).Context(ctx).Do()
-	if err != nil && !strings.Contains(err.Error(), "lready") {
-		return fmt.Errorf("tables.insert: %w", err)
 	}
 	planner, err := faults.New(b.emu.URL)
 	if err != nil {
