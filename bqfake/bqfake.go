@@ -71,14 +71,16 @@ type Option func(*Fake)
 // the project of jobs sent without one ("p" by default).
 func WithProject(p string) Option { return func(f *Fake) { f.project = p } }
 
-// Fake is a BigQuery REST endpoint on a local port.
+// Fake is a BigQuery REST endpoint on a local port, or in process only
+// (InProcess).
 type Fake struct {
 	// URL is the endpoint to hand to the client (option.WithEndpoint) or
 	// to a server's config.
 	URL string
 
-	srv     *httptest.Server
-	project string
+	srv       *httptest.Server // nil InProcess
+	inProcess bool
+	project   string
 	// location is where jobs that name none run, as in BigQuery's US
 	// multi-region.
 	location string
@@ -106,8 +108,12 @@ func New(t testing.TB, opts ...Option) *Fake {
 	for _, o := range opts {
 		o(f)
 	}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	f.URL = f.srv.URL
+	if f.inProcess {
+		f.URL = "http://" + inProcessHost
+	} else {
+		f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+		f.URL = f.srv.URL
+	}
 	t.Cleanup(func() {
 		f.mu.Lock()
 		holds := f.holds
@@ -115,8 +121,10 @@ func New(t testing.TB, opts ...Option) *Fake {
 		for _, h := range holds {
 			h.Release()
 		}
-		f.srv.CloseClientConnections()
-		f.srv.Close()
+		if f.srv != nil {
+			f.srv.CloseClientConnections()
+			f.srv.Close()
+		}
 	})
 	return f
 }
@@ -361,6 +369,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // hijack closes the connection under w without an answer; with reset, by
 // a TCP reset ("connection reset by peer").
 func hijack(w http.ResponseWriter, reset bool) {
+	if pw, ok := w.(*pipeWriter); ok { // served in process (Transport)
+		pw.abort(reset)
+		return
+	}
 	conn, _, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		return

@@ -3,8 +3,11 @@ package bqfake_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -151,4 +154,43 @@ func TestQueryResultIsEveryQuerysRows(t *testing.T) {
 	if j := f.Job(res.JobReference.JobId); j == nil || j.Configuration.Query.Query != "SELECT n, s" || j.Configuration.Query.DestinationTable == nil {
 		t.Errorf("kept job = %+v", j)
 	}
+}
+
+// In process, the fake runs inside a synctest bubble: a held request waits
+// on the bubble's clock, faults are the network's errors, a stalled body
+// ends with the client's deadline, and no goroutine outlives the test.
+func TestInProcessRunsInABubble(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := bqfake.New(t, bqfake.InProcess())
+		f.AddDataset("d", "US")
+		hold := f.On(bqfake.DatasetsGet).Times(1).Hold()
+		f.On(bqfake.TablesList).Times(1).Drop()
+		f.On(bqfake.TablesList).Times(1).Reset()
+		f.On(bqfake.JobsList).Stall(`{"jobs": [`)
+		rest := f.REST(t, nil)
+		ctx := context.Background()
+
+		start := time.Now()
+		time.AfterFunc(time.Hour, hold.Release)
+		if _, err := rest.Datasets.Get("p", "d").Context(ctx).Do(); err != nil {
+			t.Fatalf("held get: %v", err)
+		}
+		if waited := time.Since(start); waited != time.Hour {
+			t.Errorf("held get answered after %s of the bubble's clock, want 1h (its release)", waited)
+		}
+		if _, err := rest.Tables.List("p", "d").Context(ctx).Do(); !errors.Is(err, io.EOF) {
+			t.Errorf("dropped connection: %v, want EOF", err)
+		}
+		if _, err := rest.Tables.List("p", "d").Context(ctx).Do(); !errors.Is(err, syscall.ECONNRESET) {
+			t.Errorf("reset connection: %v, want ECONNRESET", err)
+		}
+		if _, err := rest.Tables.List("p", "d").Context(ctx).Do(); err != nil {
+			t.Errorf("after the faults: %v", err)
+		}
+		tctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if _, err := rest.Jobs.List("p").Context(tctx).Do(); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("stalled body: %v, want the deadline", err)
+		}
+	})
 }

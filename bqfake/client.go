@@ -11,11 +11,11 @@ import (
 )
 
 // Options point a BigQuery client at the fake, sending through hc (a
-// client of its own when nil; with an HTTP client of its own the library
-// sends no credentials).
+// client of its own when nil, on the fake's Transport when InProcess;
+// with an HTTP client of its own the library sends no credentials).
 func (f *Fake) Options(hc *http.Client) []option.ClientOption {
 	if hc == nil {
-		hc = &http.Client{Transport: &http.Transport{}}
+		hc = f.HTTPClient()
 	}
 	return []option.ClientOption{option.WithHTTPClient(hc), option.WithEndpoint(f.URL + "/")}
 }
@@ -41,4 +41,13 @@ func (f *Fake) REST(t testing.TB, hc *http.Client) *bq.Service {
 		t.Fatalf("bigquery.NewService: %v", err)
 	}
 	return s
+}
+
+// HTTPClient is a new HTTP client for the fake: on its Transport when
+// InProcess, on a transport of its own otherwise.
+func (f *Fake) HTTPClient() *http.Client {
+	if f.inProcess {
+		return &http.Client{Transport: f.Transport()}
+	}
+	return &http.Client{Transport: &http.Transport{}}
 }
