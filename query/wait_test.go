@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -40,7 +41,7 @@ type slowBigQuery struct {
 }
 
 func newSlowBigQuery(t *testing.T) *slowBigQuery {
-	f := &slowBigQuery{Fake: bqfake.New(t), done: make(chan struct{})}
+	f := &slowBigQuery{Fake: bqfake.New(t, bqfake.InProcess()), done: make(chan struct{})}
 	ref := &bq.JobReference{ProjectId: "p", JobId: slowJobID, Location: "EU"}
 	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
 	rows := []*bq.TableRow{{F: []*bq.TableCell{{V: "1"}}}, {F: []*bq.TableCell{{V: "2"}}}, {F: []*bq.TableCell{{V: "3"}}}}
@@ -122,13 +123,16 @@ func (f *slowBigQuery) job(ref *bq.JobReference) *bq.Job {
 // or a test's script on one.
 type endpoint interface {
 	Options(*http.Client) []option.ClientOption
+	HTTPClient() *http.Client
 }
 
 // newSlowService returns a Service on the real clients talking to fake.
 func newSlowService(t *testing.T, fake endpoint) *Service {
 	t.Helper()
 	ctx := context.Background()
-	hc := &http.Client{Transport: &resilience.Transport{}}
+	// On the fake's own transport: in process for a fake made
+	// bqfake.InProcess, so the test can run in a synctest bubble.
+	hc := &http.Client{Transport: &resilience.Transport{Base: fake.HTTPClient().Transport}}
 	opts := fake.Options(hc)
 	client, err := bigquery.NewClient(ctx, "p", opts...)
 	if err != nil {
@@ -167,136 +171,144 @@ func newSlowService(t *testing.T, fake endpoint) *Service {
 // what the agent needs to pick it up, and keeps running; get_query_results
 // with waitSeconds then returns its rows once it is done.
 func TestExecuteWaitEndsBeforeJobThenGetResultsWaits(t *testing.T) {
-	fake := newSlowBigQuery(t)
-	s := newSlowService(t, fake)
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		fake := newSlowBigQuery(t)
+		s := newSlowService(t, fake)
+		ctx := context.Background()
 
-	start := time.Now()
-	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 1})
-	if err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("Execute returned after %s, want about waitSeconds (1 s)", took)
-	}
-	if out.JobComplete {
-		t.Fatalf("jobComplete = true for a job still running: %+v", out)
-	}
-	if out.JobID != slowJobID || out.Location != "EU" || out.State != "RUNNING" {
-		t.Errorf("jobId/location/state = %q/%q/%q, want %q/EU/RUNNING", out.JobID, out.Location, out.State, slowJobID)
-	}
-	if out.ElapsedMs < 1000 {
-		t.Errorf("elapsedMs = %d, want the job's age (about 3 s by its creationTime)", out.ElapsedMs)
-	}
-	if out.BytesProcessed != slowJobBytes {
-		t.Errorf("bytesProcessed = %d, want %d so far", out.BytesProcessed, slowJobBytes)
-	}
-	if !strings.Contains(out.Hint, "get_query_results") || !strings.Contains(out.Hint, "cancel_job") {
-		t.Errorf("hint %q does not say how to pick the job up or stop it", out.Hint)
-	}
-	if len(out.Rows) != 0 {
-		t.Errorf("rows of a running job: %v", rowTexts(out.Rows))
-	}
-	if fake.wasCancelled() {
-		t.Fatal("the wait ending cancelled the job; it must keep running")
-	}
+		start := time.Now()
+		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 1})
+		if err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("Execute returned after %s, want about waitSeconds (1 s)", took)
+		}
+		if out.JobComplete {
+			t.Fatalf("jobComplete = true for a job still running: %+v", out)
+		}
+		if out.JobID != slowJobID || out.Location != "EU" || out.State != "RUNNING" {
+			t.Errorf("jobId/location/state = %q/%q/%q, want %q/EU/RUNNING", out.JobID, out.Location, out.State, slowJobID)
+		}
+		if out.ElapsedMs < 1000 {
+			t.Errorf("elapsedMs = %d, want the job's age (about 3 s by its creationTime)", out.ElapsedMs)
+		}
+		if out.BytesProcessed != slowJobBytes {
+			t.Errorf("bytesProcessed = %d, want %d so far", out.BytesProcessed, slowJobBytes)
+		}
+		if !strings.Contains(out.Hint, "get_query_results") || !strings.Contains(out.Hint, "cancel_job") {
+			t.Errorf("hint %q does not say how to pick the job up or stop it", out.Hint)
+		}
+		if len(out.Rows) != 0 {
+			t.Errorf("rows of a running job: %v", rowTexts(out.Rows))
+		}
+		if fake.wasCancelled() {
+			t.Fatal("the wait ending cancelled the job; it must keep running")
+		}
 
-	// Still running: get_query_results also says so, and does not cancel.
-	again, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 1})
-	if err != nil {
-		t.Fatalf("GetResults while running: %v", err)
-	}
-	if again.JobComplete || again.State != "RUNNING" || again.Hint == "" {
-		t.Errorf("GetResults of a running job = complete %v state %q hint %q, want false/RUNNING/a hint", again.JobComplete, again.State, again.Hint)
-	}
-	if fake.wasCancelled() {
-		t.Fatal("get_query_results cancelled the job")
-	}
+		// Still running: get_query_results also says so, and does not cancel.
+		again, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 1})
+		if err != nil {
+			t.Fatalf("GetResults while running: %v", err)
+		}
+		if again.JobComplete || again.State != "RUNNING" || again.Hint == "" {
+			t.Errorf("GetResults of a running job = complete %v state %q hint %q, want false/RUNNING/a hint", again.JobComplete, again.State, again.Hint)
+		}
+		if fake.wasCancelled() {
+			t.Fatal("get_query_results cancelled the job")
+		}
 
-	// The job ends while get_query_results waits: the rows come back.
-	time.AfterFunc(300*time.Millisecond, fake.finish)
-	start = time.Now()
-	done, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 5})
-	if err != nil {
-		t.Fatalf("GetResults: %v", err)
-	}
-	if !done.JobComplete || done.RowCount != 3 || strings.Join(rowTexts(done.Rows), " ") != "[1] [2] [3]" {
-		t.Errorf("GetResults after the job ended = complete %v rows %v, want true [1] [2] [3]", done.JobComplete, rowTexts(done.Rows))
-	}
-	if took := time.Since(start); took > 4*time.Second {
-		t.Errorf("GetResults took %s; it should return soon after the job ends", took)
-	}
-	if fake.wasCancelled() {
-		t.Error("the job was cancelled")
-	}
+		// The job ends while get_query_results waits: the rows come back.
+		time.AfterFunc(300*time.Millisecond, fake.finish)
+		start = time.Now()
+		done, err := s.GetResults(ctx, GetResultsInput{JobID: slowJobID, Location: "EU", WaitSeconds: 5})
+		if err != nil {
+			t.Fatalf("GetResults: %v", err)
+		}
+		if !done.JobComplete || done.RowCount != 3 || strings.Join(rowTexts(done.Rows), " ") != "[1] [2] [3]" {
+			t.Errorf("GetResults after the job ended = complete %v rows %v, want true [1] [2] [3]", done.JobComplete, rowTexts(done.Rows))
+		}
+		if took := time.Since(start); took > 4*time.Second {
+			t.Errorf("GetResults took %s; it should return soon after the job ends", took)
+		}
+		if fake.wasCancelled() {
+			t.Error("the job was cancelled")
+		}
+	})
 }
 
 // A caller that asked for progress hears of the running job while the
 // call waits: its ID, state and the bytes read so far.
 func TestExecuteReportsProgressWhileWaiting(t *testing.T) {
-	fake := newSlowBigQuery(t)
-	s := newSlowService(t, fake)
-	var mu sync.Mutex
-	var reports []job.Progress
-	ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newSlowBigQuery(t)
+		s := newSlowService(t, fake)
+		var mu sync.Mutex
+		var reports []job.Progress
+		ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) {
+			mu.Lock()
+			reports = append(reports, p)
+			mu.Unlock()
+		})
+		time.AfterFunc(1500*time.Millisecond, fake.finish)
+		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5})
+		if err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
+		if !out.JobComplete || out.RowCount != 3 {
+			t.Errorf("Execute = complete %v, %d rows; want the job's 3 rows", out.JobComplete, out.RowCount)
+		}
 		mu.Lock()
-		reports = append(reports, p)
-		mu.Unlock()
+		defer mu.Unlock()
+		if len(reports) == 0 {
+			t.Fatal("no progress reported while the call waited for the job")
+		}
+		p := reports[0]
+		if p.JobID != slowJobID || p.State != "RUNNING" || p.BytesProcessed != slowJobBytes || p.Elapsed < time.Second {
+			t.Errorf("progress = %+v, want job %s RUNNING, %d bytes, elapsed from the job's creation", p, slowJobID, slowJobBytes)
+		}
 	})
-	time.AfterFunc(1500*time.Millisecond, fake.finish)
-	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5})
-	if err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	if !out.JobComplete || out.RowCount != 3 {
-		t.Errorf("Execute = complete %v, %d rows; want the job's 3 rows", out.JobComplete, out.RowCount)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(reports) == 0 {
-		t.Fatal("no progress reported while the call waited for the job")
-	}
-	p := reports[0]
-	if p.JobID != slowJobID || p.State != "RUNNING" || p.BytesProcessed != slowJobBytes || p.Elapsed < time.Second {
-		t.Errorf("progress = %+v, want job %s RUNNING, %d bytes, elapsed from the job's creation", p, slowJobID, slowJobBytes)
-	}
 }
 
 // Without a progress reporter in the context, no jobs.get is spent on
 // progress: the one jobs.get is the finished job's bytes billed, which
 // getQueryResults does not carry.
 func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
-	fake := newSlowBigQuery(t)
-	s := newSlowService(t, fake)
-	time.AfterFunc(700*time.Millisecond, fake.finish)
-	if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	if gets := fake.gets(); gets != 1 {
-		t.Errorf("%d jobs.get for a caller that did not ask for progress, want 1 (bytes billed)", gets)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fake := newSlowBigQuery(t)
+		s := newSlowService(t, fake)
+		time.AfterFunc(700*time.Millisecond, fake.finish)
+		if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
+		if gets := fake.gets(); gets != 1 {
+			t.Errorf("%d jobs.get for a caller that did not ask for progress, want 1 (bytes billed)", gets)
+		}
+	})
 }
 
 // Polls that BigQuery answers early do not speed up progress reports: each
 // costs a jobs.get, so they keep one per 5 s (package job).
 func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
-	fake := newSlowBigQuery(t)
-	fake.pollMs = 50
-	s := newSlowService(t, fake)
-	var mu sync.Mutex
-	reports := 0
-	ctx := job.WithProgress(context.Background(), func(context.Context, job.Progress) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newSlowBigQuery(t)
+		fake.pollMs = 50
+		s := newSlowService(t, fake)
+		var mu sync.Mutex
+		reports := 0
+		ctx := job.WithProgress(context.Background(), func(context.Context, job.Progress) {
+			mu.Lock()
+			reports++
+			mu.Unlock()
+		})
+		time.AfterFunc(2*time.Second, fake.finish)
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
+			t.Fatalf("Execute: %v", err)
+		}
 		mu.Lock()
-		reports++
-		mu.Unlock()
+		defer mu.Unlock()
+		if reports != 1 || fake.gets() != 2 {
+			t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per 5 s) and 2 jobs.get (with bytes billed)", reports, fake.gets())
+		}
 	})
-	time.AfterFunc(2*time.Second, fake.finish)
-	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
-		t.Fatalf("Execute: %v", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if reports != 1 || fake.gets() != 2 {
-		t.Errorf("%d reports and %d jobs.get in 2 s of 50 ms polls, want 1 report (one per 5 s) and 2 jobs.get (with bytes billed)", reports, fake.gets())
-	}
 }
