@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,9 +22,11 @@ const runningJobID = "bqmcp_running_job"
 // runningBigQuery serves a query job that runs until done is closed:
 // jobs.query answers early with jobComplete false, getQueryResults long
 // polls up to its timeoutMs, jobs.get says RUNNING with bytes read so far.
+// The fake is in process (its Transport), so the test can run in a
+// synctest bubble.
 func runningBigQuery(t *testing.T, done <-chan struct{}) *bqfake.Fake {
 	t.Helper()
-	fake := bqfake.New(t)
+	fake := bqfake.New(t, bqfake.InProcess())
 	finished := func(r *bqfake.Request, wait time.Duration) bool {
 		select {
 		case <-done:
@@ -102,66 +105,69 @@ func drain(t *testing.T, s *mcp.Server) {
 func TestProgressNotificationsWhileQueryRuns(t *testing.T) {
 	for _, version := range []string{"2025-06-18", ""} {
 		t.Run("protocol="+version, func(t *testing.T) {
-			done := make(chan struct{})
-			fake := runningBigQuery(t, done)
-			cfg := Defaults()
-			cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
-			cfg.AllowWrites = true // no dry run: the fake answers only the query path
-			b, err := Build(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { b.Close() })
-			var log progressLog
-			cs := connect(t, b.MCP, version, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
+			synctest.Test(t, func(t *testing.T) {
+				done := make(chan struct{})
+				fake := runningBigQuery(t, done)
+				cfg := Defaults()
+				cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
+				cfg.Transport = fake.Transport()
+				cfg.AllowWrites = true // no dry run: the fake answers only the query path
+				b, err := Build(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { b.Close() })
+				var log progressLog
+				cs := connect(t, b.MCP, version, &mcp.ClientOptions{ProgressNotificationHandler: log.handler})
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
 
-			// Without a token: the wait ends while the job runs, and
-			// no notification is sent.
-			plain := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT n FROM t", "waitSeconds": 1}}
-			res, err := cs.CallTool(ctx, plain)
-			if err != nil || res.IsError {
-				t.Fatalf("execute_sql without token: %v %+v", err, res)
-			}
-			if text, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(text), `"jobComplete":false`) {
-				t.Fatalf("execute_sql without token = %s, want jobComplete false while the job runs", text)
-			}
-			drain(t, b.MCP)
-			if got := log.all(); len(got) != 0 {
-				t.Fatalf("%d progress notifications for a call without a progressToken", len(got))
-			}
+				// Without a token: the wait ends while the job runs, and
+				// no notification is sent.
+				plain := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT n FROM t", "waitSeconds": 1}}
+				res, err := cs.CallTool(ctx, plain)
+				if err != nil || res.IsError {
+					t.Fatalf("execute_sql without token: %v %+v", err, res)
+				}
+				if text, _ := json.Marshal(res.StructuredContent); !strings.Contains(string(text), `"jobComplete":false`) {
+					t.Fatalf("execute_sql without token = %s, want jobComplete false while the job runs", text)
+				}
+				drain(t, b.MCP)
+				if got := log.all(); len(got) != 0 {
+					t.Fatalf("%d progress notifications for a call without a progressToken", len(got))
+				}
 
-			params := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT n FROM t", "waitSeconds": 10}}
-			params.SetProgressToken("query-1")
-			time.AfterFunc(1500*time.Millisecond, func() { close(done) })
-			res, err = cs.CallTool(ctx, params)
-			if err != nil {
-				t.Fatalf("execute_sql: %v", err)
-			}
-			if res.IsError {
-				t.Fatalf("execute_sql failed: %+v", res.Content)
-			}
-			text, _ := json.Marshal(res.StructuredContent)
-			if !strings.Contains(string(text), `"jobComplete":true`) || !strings.Contains(string(text), "42") {
-				t.Errorf("result %s, want the finished job's row", text)
-			}
-			drain(t, b.MCP)
-			got := log.all()
-			if len(got) == 0 {
-				t.Fatal("no notifications/progress reached the client that sent a progressToken")
-			}
-			for i, p := range got {
-				if p.ProgressToken != "query-1" {
-					t.Errorf("notification %d has token %v, want query-1 (a call without a token must get none)", i, p.ProgressToken)
+				params := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT n FROM t", "waitSeconds": 10}}
+				params.SetProgressToken("query-1")
+				time.AfterFunc(1500*time.Millisecond, func() { close(done) })
+				res, err = cs.CallTool(ctx, params)
+				if err != nil {
+					t.Fatalf("execute_sql: %v", err)
 				}
-				if !strings.Contains(p.Message, runningJobID) || !strings.Contains(p.Message, "RUNNING") || !strings.Contains(p.Message, "4096 bytes") {
-					t.Errorf("notification %d message %q, want the job ID, its state and bytes so far", i, p.Message)
+				if res.IsError {
+					t.Fatalf("execute_sql failed: %+v", res.Content)
 				}
-				if i > 0 && p.Progress <= got[i-1].Progress {
-					t.Errorf("progress went from %v to %v; it must grow", got[i-1].Progress, p.Progress)
+				text, _ := json.Marshal(res.StructuredContent)
+				if !strings.Contains(string(text), `"jobComplete":true`) || !strings.Contains(string(text), "42") {
+					t.Errorf("result %s, want the finished job's row", text)
 				}
-			}
+				drain(t, b.MCP)
+				got := log.all()
+				if len(got) == 0 {
+					t.Fatal("no notifications/progress reached the client that sent a progressToken")
+				}
+				for i, p := range got {
+					if p.ProgressToken != "query-1" {
+						t.Errorf("notification %d has token %v, want query-1 (a call without a token must get none)", i, p.ProgressToken)
+					}
+					if !strings.Contains(p.Message, runningJobID) || !strings.Contains(p.Message, "RUNNING") || !strings.Contains(p.Message, "4096 bytes") {
+						t.Errorf("notification %d message %q, want the job ID, its state and bytes so far", i, p.Message)
+					}
+					if i > 0 && p.Progress <= got[i-1].Progress {
+						t.Errorf("progress went from %v to %v; it must grow", got[i-1].Progress, p.Progress)
+					}
+				}
+			})
 		})
 	}
 }
