@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -23,10 +24,11 @@ import (
 // "hang" holds every request until the client gives up; "running" answers
 // at once that the job is still running; "longpoll" holds getQueryResults
 // as a healthy BigQuery may (up to 10 s) while jobs.get says running;
-// "stall" sends the headers of an answer and then nothing.
-func newJobsBQ(t *testing.T, mode string) *bqfake.Fake {
+// "stall" sends the headers of an answer and then nothing. opts add to the
+// fake's (bqfake.InProcess for a test in a synctest bubble).
+func newJobsBQ(t *testing.T, mode string, opts ...bqfake.Option) *bqfake.Fake {
 	t.Helper()
-	f := bqfake.New(t, bqfake.WithProject("proj"))
+	f := bqfake.New(t, append([]bqfake.Option{bqfake.WithProject("proj")}, opts...)...)
 	f.AddJob(&bq.Job{Kind: "bigquery#job", JobReference: &bq.JobReference{ProjectId: "proj", JobId: "j", Location: "US"},
 		Configuration: &bq.JobConfiguration{Query: &bq.JobConfigurationQuery{Query: "SELECT 1"}}, Status: &bq.JobStatus{State: "RUNNING"}})
 	switch mode {
@@ -72,32 +74,34 @@ func queryCall(e *Executor, client *bigquery.Client, d time.Duration) error {
 // answered count as backend faults, so after Failures of them the
 // next call fails fast without a request.
 func TestHungBigQueryOpensBreaker(t *testing.T) {
-	srv := newJobsBQ(t, "hang")
-	e := newTestExecutor(t, hangConfig(), Hooks{})
-	client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
-	for i := range 3 {
-		err := queryCall(e, client, 150*time.Millisecond)
-		mustCode(t, err, bqerr.DeadlineExceeded)
-		if i < 2 && e.BreakerStates()["proj"] != Closed {
-			t.Fatalf("breaker %s after %d hung calls, want closed until 3", e.BreakerStates()["proj"], i+1)
+	synctest.Test(t, func(t *testing.T) {
+		srv := newJobsBQ(t, "hang", bqfake.InProcess())
+		e := newTestExecutor(t, hangConfig(), Hooks{})
+		client := newBQClient(t, srv.URL, &Transport{Base: srv.Transport()})
+		for i := range 3 {
+			err := queryCall(e, client, 150*time.Millisecond)
+			mustCode(t, err, bqerr.DeadlineExceeded)
+			if i < 2 && e.BreakerStates()["proj"] != Closed {
+				t.Fatalf("breaker %s after %d hung calls, want closed until 3", e.BreakerStates()["proj"], i+1)
+			}
 		}
-	}
-	if got := e.BreakerStates()["proj"]; got != Open {
-		t.Fatalf("breaker %s after 3 hung calls, want open", got)
-	}
-	before := srv.Count(bqfake.Any)
-	start := time.Now()
-	err := queryCall(e, client, time.Minute)
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the call after the breaker opened took %s, want fast", d)
-	}
-	be := mustCode(t, err, bqerr.Unavailable)
-	if !IsBreakerOpen(err) || be.RetryAfterSeconds == nil {
-		t.Errorf("error %s is not the open breaker's", be.JSON())
-	}
-	if n := srv.Count(bqfake.Any) - before; n != 0 {
-		t.Errorf("the open breaker let %d requests through", n)
-	}
+		if got := e.BreakerStates()["proj"]; got != Open {
+			t.Fatalf("breaker %s after 3 hung calls, want open", got)
+		}
+		before := srv.Count(bqfake.Any)
+		start := time.Now()
+		err := queryCall(e, client, time.Minute)
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("the call after the breaker opened took %s, want fast", d)
+		}
+		be := mustCode(t, err, bqerr.Unavailable)
+		if !IsBreakerOpen(err) || be.RetryAfterSeconds == nil {
+			t.Errorf("error %s is not the open breaker's", be.JSON())
+		}
+		if n := srv.Count(bqfake.Any) - before; n != 0 {
+			t.Errorf("the open breaker let %d requests through", n)
+		}
+	})
 }
 
 // TestAnsweredDeadlinesDoNotOpenBreaker: a query that is still running when
@@ -105,48 +109,54 @@ func TestHungBigQueryOpensBreaker(t *testing.T) {
 // BigQuery's health; nor does a client that cancels a hung call.
 func TestAnsweredDeadlinesDoNotOpenBreaker(t *testing.T) {
 	t.Run("job still running", func(t *testing.T) {
-		srv := newJobsBQ(t, "running")
-		e := newTestExecutor(t, hangConfig(), Hooks{})
-		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
-		for range 5 {
-			mustCode(t, queryCall(e, client, 150*time.Millisecond), bqerr.DeadlineExceeded)
-		}
-		if srv.Count(bqfake.Any) < 10 {
-			t.Fatalf("only %d requests: the job was not polled", srv.Count(bqfake.Any))
-		}
-		if got := e.BreakerStates()["proj"]; got != Closed {
-			t.Fatalf("breaker %s after 5 queries that outlived their deadline, want closed", got)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			srv := newJobsBQ(t, "running", bqfake.InProcess())
+			e := newTestExecutor(t, hangConfig(), Hooks{})
+			client := newBQClient(t, srv.URL, &Transport{Base: srv.Transport()})
+			for range 5 {
+				mustCode(t, queryCall(e, client, 150*time.Millisecond), bqerr.DeadlineExceeded)
+			}
+			if srv.Count(bqfake.Any) < 10 {
+				t.Fatalf("only %d requests: the job was not polled", srv.Count(bqfake.Any))
+			}
+			if got := e.BreakerStates()["proj"]; got != Closed {
+				t.Fatalf("breaker %s after 5 queries that outlived their deadline, want closed", got)
+			}
+		})
 	})
 	t.Run("deadline inside a long poll", func(t *testing.T) {
-		// getQueryResults without timeoutMs may be held 10 s by a healthy
-		// BigQuery: a deadline inside that window is the caller's.
-		srv := newJobsBQ(t, "longpoll")
-		e := newTestExecutor(t, hangConfig(), Hooks{})
-		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
-		for range 4 {
-			mustCode(t, queryCall(e, client, 300*time.Millisecond), bqerr.DeadlineExceeded)
-		}
-		if got := e.BreakerStates()["proj"]; got != Closed {
-			t.Fatalf("breaker %s after 4 deadlines inside long polls, want closed", got)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			// getQueryResults without timeoutMs may be held 10 s by a healthy
+			// BigQuery: a deadline inside that window is the caller's.
+			srv := newJobsBQ(t, "longpoll", bqfake.InProcess())
+			e := newTestExecutor(t, hangConfig(), Hooks{})
+			client := newBQClient(t, srv.URL, &Transport{Base: srv.Transport()})
+			for range 4 {
+				mustCode(t, queryCall(e, client, 300*time.Millisecond), bqerr.DeadlineExceeded)
+			}
+			if got := e.BreakerStates()["proj"]; got != Closed {
+				t.Fatalf("breaker %s after 4 deadlines inside long polls, want closed", got)
+			}
+		})
 	})
 	t.Run("client cancels a hung call", func(t *testing.T) {
-		srv := newJobsBQ(t, "hang")
-		e := newTestExecutor(t, hangConfig(), Hooks{})
-		client := newBQClient(t, srv.URL, &Transport{Base: freshTransport(t)})
-		for range 4 {
-			ctx, cancel := context.WithCancel(context.Background())
-			time.AfterFunc(100*time.Millisecond, cancel)
-			err := e.Do(ctx, Query, "proj", readJob(client))
-			cancel()
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("Do = %v, want context.Canceled", err)
+		synctest.Test(t, func(t *testing.T) {
+			srv := newJobsBQ(t, "hang", bqfake.InProcess())
+			e := newTestExecutor(t, hangConfig(), Hooks{})
+			client := newBQClient(t, srv.URL, &Transport{Base: srv.Transport()})
+			for range 4 {
+				ctx, cancel := context.WithCancel(context.Background())
+				time.AfterFunc(100*time.Millisecond, cancel)
+				err := e.Do(ctx, Query, "proj", readJob(client))
+				cancel()
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("Do = %v, want context.Canceled", err)
+				}
 			}
-		}
-		if got := e.BreakerStates()["proj"]; got != Closed {
-			t.Fatalf("breaker %s after 4 client cancels, want closed", got)
-		}
+			if got := e.BreakerStates()["proj"]; got != Closed {
+				t.Fatalf("breaker %s after 4 client cancels, want closed", got)
+			}
+		})
 	})
 }
 
