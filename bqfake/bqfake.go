@@ -18,6 +18,10 @@
 // n requests. Every request is logged, its body decoded into the REST type
 // of its route, for the test to assert on.
 //
+// InProcess serves the fake without a socket, through its Transport, so a
+// test can run it and the code under test in a testing/synctest bubble,
+// where holds, long polls and deadlines take no real time.
+//
 // The emulator proves real SQL in the integration tests; this fake is for
 // what the emulator cannot do: page sizes, faults, slow and held jobs,
 // idempotency, and exact requests.
