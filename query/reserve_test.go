@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -54,7 +55,7 @@ type ledgerJob struct {
 }
 
 func newLedgerBigQuery(t *testing.T, estimate, billed int64, runFor time.Duration) *ledgerBigQuery {
-	f := &ledgerBigQuery{Fake: bqfake.New(t), estimate: estimate, billed: billed, runFor: runFor, jobs: map[string]*ledgerJob{}}
+	f := &ledgerBigQuery{Fake: bqfake.New(t, bqfake.InProcess()), estimate: estimate, billed: billed, runFor: runFor, jobs: map[string]*ledgerJob{}}
 	f.On(bqfake.JobsInsert).ReplyFunc(func(r *bqfake.Request) (any, error) { return f.dryRun(t, r) })
 	f.On(bqfake.JobsQuery).ReplyFunc(f.query)
 	f.On(bqfake.JobsGetQueryResults).ReplyFunc(f.results)
@@ -339,57 +340,59 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 // processed or was estimated at, and the budget refuses the query that
 // would pass it.
 func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
-	// Estimated 100 MiB, billed 80 MiB, under a 250 MiB day budget.
-	fake := newLedgerBigQuery(t, 100*mib, 80*mib, untilFinished)
-	s := newLedgerService(t, fake, 0, 250*mib)
-	followerSettled := speedUp(s)
-	ctx := context.Background()
+	synctest.Test(t, func(t *testing.T) {
+		// Estimated 100 MiB, billed 80 MiB, under a 250 MiB day budget.
+		fake := newLedgerBigQuery(t, 100*mib, 80*mib, untilFinished)
+		s := newLedgerService(t, fake, 0, 250*mib)
+		followerSettled := speedUp(s)
+		ctx := context.Background()
 
-	var ids []string
-	for i := range 2 {
-		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
-		if err != nil || out.JobComplete {
-			t.Fatalf("query %d: %+v, %v; want a job handed back unfinished", i, out, err)
+		var ids []string
+		for i := range 2 {
+			out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
+			if err != nil || out.JobComplete {
+				t.Fatalf("query %d: %+v, %v; want a job handed back unfinished", i, out, err)
+			}
+			ids = append(ids, out.JobID)
 		}
-		ids = append(ids, out.JobID)
-	}
-	u, _ := s.Usage(ctx, UsageInput{})
-	if u.Reserved != 200*mib || u.Today.BytesBilled != 0 || *u.Left != 50*mib {
-		t.Errorf("usage while running = %+v, want 200 MiB reserved, 50 MiB left", u.Report)
-	}
-	// A third would pass what is left while the first two hold theirs.
-	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); !isExhausted(err) {
-		t.Fatalf("third query while two run = %v, want RESOURCE_EXHAUSTED", err)
-	}
+		u, _ := s.Usage(ctx, UsageInput{})
+		if u.Reserved != 200*mib || u.Today.BytesBilled != 0 || *u.Left != 50*mib {
+			t.Errorf("usage while running = %+v, want 200 MiB reserved, 50 MiB left", u.Report)
+		}
+		// A third would pass what is left while the first two hold theirs.
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); !isExhausted(err) {
+			t.Fatalf("third query while two run = %v, want RESOURCE_EXHAUSTED", err)
+		}
 
-	fake.finish(ids...)
-	u = settled(t, s, ctx, followerSettled)
-	if u.Today.BytesBilled != 160*mib || u.Today.Jobs != 2 || *u.Left != 90*mib {
-		t.Errorf("usage after the jobs ended = %+v, want 2 jobs, 160 MiB billed, 90 MiB left", u.Report)
-	}
-	// Every tool that sees the same end again charges nothing more.
-	for _, id := range ids {
-		if _, err := s.GetResults(ctx, GetResultsInput{JobID: id}); err != nil {
-			t.Fatalf("GetResults(%s): %v", id, err)
+		fake.finish(ids...)
+		u = settled(t, s, ctx, followerSettled)
+		if u.Today.BytesBilled != 160*mib || u.Today.Jobs != 2 || *u.Left != 90*mib {
+			t.Errorf("usage after the jobs ended = %+v, want 2 jobs, 160 MiB billed, 90 MiB left", u.Report)
 		}
-		if _, err := s.GetJob(ctx, JobInput{JobID: id}); err != nil {
-			t.Fatalf("GetJob(%s): %v", id, err)
+		// Every tool that sees the same end again charges nothing more.
+		for _, id := range ids {
+			if _, err := s.GetResults(ctx, GetResultsInput{JobID: id}); err != nil {
+				t.Fatalf("GetResults(%s): %v", id, err)
+			}
+			if _, err := s.GetJob(ctx, JobInput{JobID: id}); err != nil {
+				t.Fatalf("GetJob(%s): %v", id, err)
+			}
+			if _, err := s.CancelJob(ctx, JobInput{JobID: id}); err != nil {
+				t.Fatalf("CancelJob(%s): %v", id, err)
+			}
 		}
-		if _, err := s.CancelJob(ctx, JobInput{JobID: id}); err != nil {
-			t.Fatalf("CancelJob(%s): %v", id, err)
+		if u2, _ := s.Usage(ctx, UsageInput{}); u2.Today != u.Today || u2.Session != u.Session || u2.Reserved != 0 || *u2.Left != *u.Left {
+			t.Errorf("usage changed when tools saw the same ends again: %+v, was %+v", u2.Report, u.Report)
 		}
-	}
-	if u2, _ := s.Usage(ctx, UsageInput{}); u2.Today != u.Today || u2.Session != u.Session || u2.Reserved != 0 || *u2.Left != *u.Left {
-		t.Errorf("usage changed when tools saw the same ends again: %+v, was %+v", u2.Report, u.Report)
-	}
-	// 90 MiB is left: a 100 MiB estimate is refused, a 90 MiB one runs.
-	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); !isExhausted(err) {
-		t.Errorf("query past what is left = %v, want RESOURCE_EXHAUSTED", err)
-	}
-	fake.estimate = 90 * mib
-	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); err != nil {
-		t.Errorf("query within what is left: %v", err)
-	}
+		// 90 MiB is left: a 100 MiB estimate is refused, a 90 MiB one runs.
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); !isExhausted(err) {
+			t.Errorf("query past what is left = %v, want RESOURCE_EXHAUSTED", err)
+		}
+		fake.estimate = 90 * mib
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); err != nil {
+			t.Errorf("query within what is left: %v", err)
+		}
+	})
 }
 
 // TestEachToolSettlesTheJobItSeesEnd: whichever tool sees a job finish
@@ -398,32 +401,34 @@ func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 	for _, tool := range []string{"get_query_results", "get_job", "cancel_job"} {
 		t.Run(tool, func(t *testing.T) {
-			fake := newLedgerBigQuery(t, 100*mib, 70*mib, untilFinished)
-			s := newLedgerService(t, fake, 0, 1000*mib)
-			s.tuneJobs = func(c *job.Config) { c.Follow.First = time.Hour } // only the tool may settle
-			ctx := context.Background()
-			out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
-			if err != nil || out.JobComplete {
-				t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
-			}
-			fake.finish(out.JobID)
-			for range 2 {
-				switch tool {
-				case "get_query_results":
-					_, err = s.GetResults(ctx, GetResultsInput{JobID: out.JobID, WaitSeconds: 5})
-				case "get_job":
-					_, err = s.GetJob(ctx, JobInput{JobID: out.JobID})
-				case "cancel_job":
-					_, err = s.CancelJob(ctx, JobInput{JobID: out.JobID})
+			synctest.Test(t, func(t *testing.T) {
+				fake := newLedgerBigQuery(t, 100*mib, 70*mib, untilFinished)
+				s := newLedgerService(t, fake, 0, 1000*mib)
+				s.tuneJobs = func(c *job.Config) { c.Follow.First = time.Hour } // only the tool may settle
+				ctx := context.Background()
+				out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
+				if err != nil || out.JobComplete {
+					t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
 				}
-				if err != nil {
-					t.Fatal(err)
+				fake.finish(out.JobID)
+				for range 2 {
+					switch tool {
+					case "get_query_results":
+						_, err = s.GetResults(ctx, GetResultsInput{JobID: out.JobID, WaitSeconds: 5})
+					case "get_job":
+						_, err = s.GetJob(ctx, JobInput{JobID: out.JobID})
+					case "cancel_job":
+						_, err = s.CancelJob(ctx, JobInput{JobID: out.JobID})
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			u, _ := s.Usage(ctx, UsageInput{})
-			if u.Today.BytesBilled != 70*mib || u.Today.Jobs != 1 || u.Reserved != 0 {
-				t.Errorf("usage = %+v, want one job charged its 70 MiB billed", u.Report)
-			}
+				u, _ := s.Usage(ctx, UsageInput{})
+				if u.Today.BytesBilled != 70*mib || u.Today.Jobs != 1 || u.Reserved != 0 {
+					t.Errorf("usage = %+v, want one job charged its 70 MiB billed", u.Report)
+				}
+			})
 		})
 	}
 }
@@ -432,43 +437,47 @@ func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 // back is settled to what jobs.get says it billed (nothing), and a query
 // BigQuery refuses outright gives its hold back.
 func TestFailedJobChargesWhatItBilled(t *testing.T) {
-	fake := newLedgerBigQuery(t, 100*mib, 100*mib, untilFinished)
-	s := newLedgerService(t, fake, 0, 150*mib)
-	followerSettled := speedUp(s)
-	ctx := context.Background()
-	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1})
-	if err != nil || out.JobComplete {
-		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
-	}
-	fake.finish(out.JobID)
-	u := settled(t, s, ctx, followerSettled)
-	if u.Today.BytesBilled != 0 || u.Today.Jobs != 1 || *u.Left != 150*mib {
-		t.Errorf("usage after a failed job = %+v, want 1 job, nothing billed", u.Report)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fake := newLedgerBigQuery(t, 100*mib, 100*mib, untilFinished)
+		s := newLedgerService(t, fake, 0, 150*mib)
+		followerSettled := speedUp(s)
+		ctx := context.Background()
+		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1})
+		if err != nil || out.JobComplete {
+			t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
+		}
+		fake.finish(out.JobID)
+		u := settled(t, s, ctx, followerSettled)
+		if u.Today.BytesBilled != 0 || u.Today.Jobs != 1 || *u.Left != 150*mib {
+			t.Errorf("usage after a failed job = %+v, want 1 job, nothing billed", u.Report)
+		}
+	})
 }
 
 // TestJobBigQueryDoesNotKnowIsChargedItsEstimate: a job handed back
 // unfinished that jobs.get then answers 404 for (the emulator keeps no
 // jobs.query jobs) is charged its estimate once, not asked about for a day.
 func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
-	fake := newLedgerBigQuery(t, 100*mib, 30*mib, time.Minute)
-	s := newLedgerService(t, fake, 0, 150*mib)
-	followerSettled := speedUp(s)
-	ctx := context.Background()
-	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
-	if err != nil || out.JobComplete {
-		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
-	}
-	fake.mu.Lock()
-	delete(fake.jobs, out.JobID)
-	fake.mu.Unlock()
-	u := settled(t, s, ctx, followerSettled)
-	if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
-		t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
-	}
-	if s.jobs().Unsettled(mustCheck(t, s, ctx, out.JobID)) {
-		t.Error("the follower still follows a job BigQuery does not know")
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fake := newLedgerBigQuery(t, 100*mib, 30*mib, time.Minute)
+		s := newLedgerService(t, fake, 0, 150*mib)
+		followerSettled := speedUp(s)
+		ctx := context.Background()
+		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
+		if err != nil || out.JobComplete {
+			t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
+		}
+		fake.mu.Lock()
+		delete(fake.jobs, out.JobID)
+		fake.mu.Unlock()
+		u := settled(t, s, ctx, followerSettled)
+		if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
+			t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
+		}
+		if s.jobs().Unsettled(mustCheck(t, s, ctx, out.JobID)) {
+			t.Error("the follower still follows a job BigQuery does not know")
+		}
+	})
 }
 
 func isExhausted(err error) bool {
