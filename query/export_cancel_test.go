@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -26,7 +27,7 @@ type runningBigQuery struct {
 }
 
 func newRunningBigQuery(t *testing.T) *runningBigQuery {
-	f := &runningBigQuery{Fake: bqfake.New(t), inserted: make(chan struct{})}
+	f := &runningBigQuery{Fake: bqfake.New(t, bqfake.InProcess()), inserted: make(chan struct{})}
 	f.OnJob(func(job *bq.Job) { job.Status.State = "RUNNING" })
 	f.On(bqfake.JobsInsert).Rewrite(func(_ *bqfake.Request, answer any) any {
 		f.once.Do(func() { close(f.inserted) })
@@ -72,36 +73,38 @@ func TestRunToTableCancelsItsJob(t *testing.T) {
 		{name: "timeout", in: ExecuteInput{SQL: "SELECT n FROM slow", TimeoutSeconds: 1}, message: "did not finish within 1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fake := newRunningBigQuery(t)
-			s := newSlowService(t, fake)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			if tc.cancel {
-				go func() {
-					<-fake.inserted
-					time.Sleep(100 * time.Millisecond) // into the wait
-					cancel()
-				}()
-			}
-			start := time.Now()
-			_, err := s.RunToTable(ctx, tc.in, nil)
-			if took := time.Since(start); took > 10*time.Second {
-				t.Errorf("RunToTable returned after %s", took)
-			}
-			job, cancelled := fake.seen()
-			if job == "" {
-				t.Fatal("no job was inserted")
-			}
-			if len(cancelled) != 1 || cancelled[0] != job {
-				t.Errorf("jobs.cancel requests = %v, want one for the export's job %s", cancelled, job)
-			}
-			e, ok := bqerr.As(err)
-			if !ok {
-				t.Fatalf("RunToTable = %v, want a bqerr.Error", err)
-			}
-			if e.Code != bqerr.DeadlineExceeded || !strings.Contains(e.Message, tc.message) || e.Details.JobID != job {
-				t.Errorf("error = %s %q (job %q), want DEADLINE_EXCEEDED saying %q for job %s", e.Code, e.Message, e.Details.JobID, tc.message, job)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				fake := newRunningBigQuery(t)
+				s := newSlowService(t, fake)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				if tc.cancel {
+					go func() {
+						<-fake.inserted
+						time.Sleep(100 * time.Millisecond) // into the wait
+						cancel()
+					}()
+				}
+				start := time.Now()
+				_, err := s.RunToTable(ctx, tc.in, nil)
+				if took := time.Since(start); took > 10*time.Second {
+					t.Errorf("RunToTable returned after %s", took)
+				}
+				job, cancelled := fake.seen()
+				if job == "" {
+					t.Fatal("no job was inserted")
+				}
+				if len(cancelled) != 1 || cancelled[0] != job {
+					t.Errorf("jobs.cancel requests = %v, want one for the export's job %s", cancelled, job)
+				}
+				e, ok := bqerr.As(err)
+				if !ok {
+					t.Fatalf("RunToTable = %v, want a bqerr.Error", err)
+				}
+				if e.Code != bqerr.DeadlineExceeded || !strings.Contains(e.Message, tc.message) || e.Details.JobID != job {
+					t.Errorf("error = %s %q (job %q), want DEADLINE_EXCEEDED saying %q for job %s", e.Code, e.Message, e.Details.JobID, tc.message, job)
+				}
+			})
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
@@ -43,64 +44,66 @@ func answer(t *testing.T, err error, id string) string {
 // failed jobs answer exactly as for a job ID that names no job, make no
 // request naming the job and cancel nothing; A's own calls work.
 func TestJobsBelongToTheirCaller(t *testing.T) {
-	fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
-	s := newLedgerService(t, fake, 0, 0)
-	s.cfg.MultiPrincipal = true
-	alice, bob := as("token:1"), as("token:2")
+	synctest.Test(t, func(t *testing.T) {
+		fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
+		s := newLedgerService(t, fake, 0, 0)
+		s.cfg.MultiPrincipal = true
+		alice, bob := as("token:1"), as("token:2")
 
-	jobs := map[string]string{}
-	out, err := s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	jobs["finished"] = out.JobID
-	fake.runFor = time.Minute
-	if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); err != nil || out.JobComplete {
-		t.Fatalf("Execute = %+v, %v; want a running job", out, err)
-	}
-	jobs["running"] = out.JobID
-	fake.runFor = untilFinished
-	if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1}); err != nil || out.JobComplete {
-		t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
-	}
-	jobs["failed"] = out.JobID
-	fake.finish(out.JobID) // it fails after its call returned
-
-	missing := jobTools(s, bob, "job_404")
-	for tool, err := range missing {
-		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.NotFound {
-			t.Fatalf("%s of a job ID that names no job = %v, want NOT_FOUND", tool, err)
+		jobs := map[string]string{}
+		out, err := s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for kind, id := range jobs {
-		before := fake.requestsFor(id)
-		for tool, err := range jobTools(s, bob, id) {
-			if got, want := answer(t, err, id), answer(t, missing[tool], "job_404"); got != want {
-				t.Errorf("bob's %s of alice's %s job answers\n%s\nnot as for a missing job:\n%s", tool, kind, got, want)
+		jobs["finished"] = out.JobID
+		fake.runFor = time.Minute
+		if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1}); err != nil || out.JobComplete {
+			t.Fatalf("Execute = %+v, %v; want a running job", out, err)
+		}
+		jobs["running"] = out.JobID
+		fake.runFor = untilFinished
+		if out, err = s.Execute(alice, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1}); err != nil || out.JobComplete {
+			t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
+		}
+		jobs["failed"] = out.JobID
+		fake.finish(out.JobID) // it fails after its call returned
+
+		missing := jobTools(s, bob, "job_404")
+		for tool, err := range missing {
+			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.NotFound {
+				t.Fatalf("%s of a job ID that names no job = %v, want NOT_FOUND", tool, err)
 			}
 		}
-		if n := fake.requestsFor(id) - before; n != 0 {
-			t.Errorf("bob's calls on alice's %s job made %d requests naming it", kind, n)
+		for kind, id := range jobs {
+			before := fake.requestsFor(id)
+			for tool, err := range jobTools(s, bob, id) {
+				if got, want := answer(t, err, id), answer(t, missing[tool], "job_404"); got != want {
+					t.Errorf("bob's %s of alice's %s job answers\n%s\nnot as for a missing job:\n%s", tool, kind, got, want)
+				}
+			}
+			if n := fake.requestsFor(id) - before; n != 0 {
+				t.Errorf("bob's calls on alice's %s job made %d requests naming it", kind, n)
+			}
 		}
-	}
-	if j, _ := fake.job(jobs["running"]); j.cancelled {
-		t.Error("bob cancelled alice's running job")
-	}
+		if j, _ := fake.job(jobs["running"]); j.cancelled {
+			t.Error("bob cancelled alice's running job")
+		}
 
-	// Alice reads her own.
-	if _, err := s.GetResults(alice, GetResultsInput{JobID: jobs["finished"]}); err != nil {
-		t.Errorf("alice's get_query_results: %v", err)
-	}
-	got, err := s.GetJob(alice, JobInput{JobID: jobs["failed"]})
-	if err != nil || got.Error == nil || !strings.Contains(got.Error.Message, "Division by zero") {
-		t.Errorf("alice's get_job of her failed job = %+v, %v; want its error", got, err)
-	}
-	if _, err := s.CancelJob(alice, JobInput{JobID: jobs["running"]}); err != nil {
-		t.Errorf("alice's cancel_job: %v", err)
-	}
-	if j, _ := fake.job(jobs["running"]); !j.cancelled {
-		t.Error("alice could not cancel her running job")
-	}
+		// Alice reads her own.
+		if _, err := s.GetResults(alice, GetResultsInput{JobID: jobs["finished"]}); err != nil {
+			t.Errorf("alice's get_query_results: %v", err)
+		}
+		got, err := s.GetJob(alice, JobInput{JobID: jobs["failed"]})
+		if err != nil || got.Error == nil || !strings.Contains(got.Error.Message, "Division by zero") {
+			t.Errorf("alice's get_job of her failed job = %+v, %v; want its error", got, err)
+		}
+		if _, err := s.CancelJob(alice, JobInput{JobID: jobs["running"]}); err != nil {
+			t.Errorf("alice's cancel_job: %v", err)
+		}
+		if j, _ := fake.job(jobs["running"]); !j.cancelled {
+			t.Error("alice could not cancel her running job")
+		}
+	})
 }
 
 // TestForeignJobsOnlyForOneLocalUser: a job this server did not start is
