@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	bq "google.golang.org/api/bigquery/v2"
 
@@ -30,7 +31,7 @@ type resultBigQuery struct {
 
 // serve starts the fake f describes.
 func (f *resultBigQuery) serve(t *testing.T) {
-	f.Fake = bqfake.New(t)
+	f.Fake = bqfake.New(t, bqfake.InProcess())
 	schema := &bq.TableSchema{Fields: []*bq.TableFieldSchema{{Name: "n", Type: "INTEGER"}}}
 	f.OnJob(func(job *bq.Job) {
 		table := "p.sales.orders"
@@ -155,18 +156,20 @@ func TestRunToTableRunsUnderTheChecks(t *testing.T) {
 // sent again with the same job ID, and BigQuery's 409 duplicate is taken
 // as the job having started: one job, not two.
 func TestRunToTableRetryFindsTheSameJob(t *testing.T) {
-	fake := &resultBigQuery{failFirstInsert: true}
-	s := newResultService(t, fake)
-	res, err := s.RunToTable(as(""), ExecuteInput{SQL: "SELECT * FROM sales.orders"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ins := fake.inserts(); len(ins) != 2 || ins[0].JobReference.JobId != ins[1].JobReference.JobId {
-		t.Fatalf("inserts = %d, want 2 with one job ID", len(ins))
-	}
-	if len(fake.Jobs()) != 1 || res.JobID != fake.inserts()[0].JobReference.JobId {
-		t.Errorf("jobs = %d, result job %s; want the one job", len(fake.Jobs()), res.JobID)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fake := &resultBigQuery{failFirstInsert: true}
+		s := newResultService(t, fake)
+		res, err := s.RunToTable(as(""), ExecuteInput{SQL: "SELECT * FROM sales.orders"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ins := fake.inserts(); len(ins) != 2 || ins[0].JobReference.JobId != ins[1].JobReference.JobId {
+			t.Fatalf("inserts = %d, want 2 with one job ID", len(ins))
+		}
+		if len(fake.Jobs()) != 1 || res.JobID != fake.inserts()[0].JobReference.JobId {
+			t.Errorf("jobs = %d, result job %s; want the one job", len(fake.Jobs()), res.JobID)
+		}
+	})
 }
 
 // capAt is a caller's check of the estimate (export's --max-export-bytes,
