@@ -56,8 +56,9 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	serverBin = filepath.Join(dir, "bigquery-mcp")
-	// Built from the main module, exactly as users build it.
-	build := exec.Command("go", "build", "-o", serverBin, "./cmd/bigquery-mcp")
+	// Built from the main module as releases are (the Makefile's build
+	// tags; packaging/release holds the release configs to them).
+	build := exec.Command("go", "build", "-tags=grpcnotrace", "-o", serverBin, "./cmd/bigquery-mcp")
 	build.Dir = ".."
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
