@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,26 +19,7 @@ import (
 // is left is never negative, a principal's spend is theirs, and a new UTC
 // day starts afresh.
 func TestUSDBudgetContract(t *testing.T) {
-	// A dollar a day; a byte costs a millionth of a dollar.
-	// A job at its own location costs four times that.
-	limit := USDLimit{Price: func(b int64) int64 { return b },
-		Job: func(j FinishedJob) (int64, bool) { return 4 * j.BytesBilled, j.Location != "" }}
-	builders := map[string]func(t *testing.T, c *clock) (State, func() State){
-		"memory": func(t *testing.T, c *clock) (State, func() State) {
-			b := NewBudget(Limits{MaxUSDPerDay: 1}).WithUSDPerDay(limit)
-			b.now = c.Now
-			m := NewMemory(b, nil)
-			return m, func() State { return m }
-		},
-		"redis": func(t *testing.T, c *clock) (State, func() State) {
-			srv := sharedRedis(t)
-			prefix := fmt.Sprintf("usd%d:", prefixes.Add(1))
-			cfg := RedisConfig{Limits: Limits{MaxUSDPerDay: 1}, USD: limit, Now: c.Now}
-			st := newRedisState(t, srv.Addr(), prefix, cfg)
-			return st, func() State { return newRedisState(t, srv.Addr(), prefix, cfg) }
-		},
-	}
-	for name, build := range builders {
+	for name, build := range usdStates() {
 		t.Run(name, func(t *testing.T) {
 			c := &clock{now: redistest.Today(t, 10)}
 			st, other := build(t, c)
@@ -96,6 +79,58 @@ func TestUSDBudgetContract(t *testing.T) {
 			c.Add(24 * time.Hour)
 			if _, err := st.Reserve(ctx, "alice", 900_000); err != nil {
 				t.Errorf("Reserve on a new day = %v", err)
+			}
+		})
+	}
+}
+
+// usdStates builds memory and Redis states (the second func gives another
+// instance on the same state) with a dollar a day per principal, where a
+// byte costs a millionth of a dollar at the hold price and a job at its
+// own location four times that.
+func usdStates() map[string]func(t *testing.T, c *clock) (State, func() State) {
+	limit := USDLimit{Price: func(b int64) int64 { return b },
+		Job: func(j FinishedJob) (int64, bool) { return 4 * j.BytesBilled, j.Location != "" }}
+	return map[string]func(t *testing.T, c *clock) (State, func() State){
+		"memory": func(t *testing.T, c *clock) (State, func() State) {
+			b := NewBudget(Limits{MaxUSDPerDay: 1}).WithUSDPerDay(limit)
+			b.now = c.Now
+			m := NewMemory(b, nil)
+			return m, func() State { return m }
+		},
+		"redis": func(t *testing.T, c *clock) (State, func() State) {
+			srv := sharedRedis(t)
+			prefix := fmt.Sprintf("usd%d:", prefixes.Add(1))
+			cfg := RedisConfig{Limits: Limits{MaxUSDPerDay: 1}, USD: limit, Now: c.Now}
+			st := newRedisState(t, srv.Addr(), prefix, cfg)
+			return st, func() State { return newRedisState(t, srv.Addr(), prefix, cfg) }
+		},
+	}
+}
+
+// TestUSDBudgetHoldsUnderParallelCalls: 40 queries of $0.10 each, sent at
+// once by one principal through two instances, get exactly ten holds from
+// a dollar a day: a race never lets a caller overspend.
+func TestUSDBudgetHoldsUnderParallelCalls(t *testing.T) {
+	for name, build := range usdStates() {
+		t.Run(name, func(t *testing.T) {
+			c := &clock{now: redistest.Today(t, 10)}
+			st, other := build(t, c)
+			instances := []State{st, other()}
+			var admitted atomic.Int32
+			var wg sync.WaitGroup
+			for i := range 40 {
+				wg.Go(func() {
+					if _, err := instances[i%2].Reserve(context.Background(), "mallory", 100_000); err == nil {
+						admitted.Add(1)
+					} else if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
+						t.Errorf("Reserve = %v, want RESOURCE_EXHAUSTED", err)
+					}
+				})
+			}
+			wg.Wait()
+			if got := admitted.Load(); got != 10 {
+				t.Errorf("%d holds of $0.10 admitted from $1, want 10", got)
 			}
 		})
 	}
