@@ -76,6 +76,7 @@ func BenchmarkCannedToolCall(b *testing.B) {
 	result := json.RawMessage(`{"jobId":"bqmcp_bench","location":"US","schema":[{"name":"order_id","type":"INT64","mode":"NULLABLE"},{"name":"status","type":"STRING","mode":"NULLABLE"},{"name":"total","type":"NUMERIC","mode":"NULLABLE"},{"name":"n","type":"INT64","mode":"NULLABLE"}],` +
 		`"rows":[[1001,"shipped","59.97",1],[1002,"pending","12.5",1],[1003,"shipped","120",1],[1004,"cancelled","8.99",1],[1005,"delivered","42",1]],"totalRows":5,"bytesProcessed":120,"bytesBilled":10485760,"statementType":"SELECT"}`)
 	spec := newTool(&mcp.Tool{Name: "canned"}, func(context.Context, query.ExecuteInput) (json.RawMessage, error) { return result, nil })
+	spec.describe()
 	s := mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil)
 	s.AddTool(spec.tool, mcpHandler(spec.handler))
 	benchmarkCalls(b, s, "canned")

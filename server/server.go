@@ -40,9 +40,10 @@ func New(svc Services, cfg Config) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tools := selectTools(Tools(svc, cfg.AllowWrites), cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites)
+	tools := selectTools(catalog(svc, cfg.AllowWrites), cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites)
 	defaults := argumentDefaults{maxRows: cfg.DefaultMaxRows, maxWait: cfg.MaxWait}
 	for _, t := range tools {
+		t.describe()
 		defaults.apply(t.tool)
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: cfg.Version},
@@ -68,10 +69,20 @@ func New(svc Services, cfg Config) *mcp.Server {
 	return s
 }
 
-// Tools returns every tool definition with its toolset; New lists the
-// ones selectTools keeps. Services may be nil when only the definitions
-// are needed (documentation, schema snapshots).
+// Tools returns every tool definition with its toolset and input schema;
+// New lists the ones selectTools keeps. Services may be nil when only the
+// definitions are needed (documentation, schema snapshots).
 func Tools(svc Services, allowWrites bool) []listedTool {
+	tools := catalog(svc, allowWrites)
+	for _, t := range tools {
+		t.describe()
+	}
+	return tools
+}
+
+// catalog is Tools without the input schemas, which cost most of building
+// a tool: New describes only the tools it lists, and listsExport none.
+func catalog(svc Services, allowWrites bool) []listedTool {
 	tools := metadataTools(svc)
 	tools = append(tools, runTools(svc, allowWrites)...)
 	return append(tools, writingTools(svc)...)
@@ -215,7 +226,7 @@ func writingTools(svc Services) []listedTool {
 // (query.Config.WholeResult, wholeResult) names it exactly when the agent
 // can call it.
 func listsExport(sets []Toolset, readOnly, allowWrites bool) bool {
-	return slices.ContainsFunc(selectTools(Tools(Services{}, allowWrites), sets, readOnly, allowWrites),
+	return slices.ContainsFunc(selectTools(catalog(Services{}, allowWrites), sets, readOnly, allowWrites),
 		func(t listedTool) bool { return t.tool.Name == "export_results" })
 }
 

@@ -97,6 +97,7 @@ func connectProbe(t *testing.T, fn func(context.Context, probeIn) (map[string]an
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "probe"}, nil)
 	spec := newTool(&mcp.Tool{Name: "probe", Description: "probe"}, fn)
+	spec.describe()
 	log := discardLogger()
 	s.AddTool(spec.tool, mcpHandler(chain("probe", spec.handler, []Middleware{Recover(log), LogCalls(log)})))
 	ct, st := mcp.NewInMemoryTransports()

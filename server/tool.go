@@ -28,9 +28,20 @@ type Middleware func(tool string, next Handler) Handler
 // out describes the result for docs/tools.md only: tools/list carries no
 // outputSchema (see newTool), so it is inferred only when asked for.
 type toolSpec struct {
-	tool    *mcp.Tool
+	tool *mcp.Tool
+	// in infers the input schema, in its portable form; describe puts it in
+	// tool. Only the listed tools need one, so a start that lists the
+	// default toolsets infers none of the others'.
+	in      func() *jsonschema.Schema
 	out     func() *jsonschema.Schema
 	handler Handler
+}
+
+// describe fills the tool's input schema, once.
+func (t toolSpec) describe() {
+	if t.tool.InputSchema == nil {
+		t.tool.InputSchema = t.in()
+	}
 }
 
 // newTool builds a tool from a typed function. Input and output schemas are
@@ -45,16 +56,20 @@ type toolSpec struct {
 //
 // Start-up does only what tools/list needs: inferring and resolving every
 // schema up front was three quarters of building the MCP server, paid on
-// every start. The validator is resolved at the tool's first call
+// every start. The input schema is inferred when the tool is listed
+// (describe), so tools the toolsets leave out cost nothing; the validator
+// is resolved at the tool's first call
 // (TestEveryToolValidatesItsArguments proves each one resolves) and the
 // output schema when the docs ask.
 func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)) toolSpec {
-	in, err := jsonschema.For[In](schemaOptions)
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
-	}
-	t.InputSchema = portable(in.CloneSchemas())
-	resolved := sync.OnceValues(func() (*jsonschema.Resolved, error) { return in.Resolve(nil) })
+	inferred := sync.OnceValue(func() *jsonschema.Schema {
+		in, err := jsonschema.For[In](schemaOptions)
+		if err != nil {
+			panic(fmt.Sprintf("tool %s: input schema: %v", t.Name, err))
+		}
+		return in
+	})
+	resolved := sync.OnceValues(func() (*jsonschema.Resolved, error) { return inferred().Resolve(nil) })
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (any, error) {
 		schema, err := resolved()
 		if err != nil {
@@ -66,7 +81,7 @@ func newTool[In, Out any](t *mcp.Tool, fn func(context.Context, In) (Out, error)
 		}
 		return fn(ctx, input)
 	}
-	return toolSpec{tool: t, out: outputSchema[Out](t.Name), handler: h}
+	return toolSpec{tool: t, in: func() *jsonschema.Schema { return portable(inferred().CloneSchemas()) }, out: outputSchema[Out](t.Name), handler: h}
 }
 
 // outputSchema infers the schema of a tool's result on demand. Results are
