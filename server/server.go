@@ -45,6 +45,7 @@ func New(svc Services, cfg Config) *mcp.Server {
 	for _, t := range tools {
 		t.describe()
 		defaults.apply(t.tool)
+		t.freeze()
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities(cfg.Apps)})

@@ -44,6 +44,19 @@ func (t toolSpec) describe() {
 	}
 }
 
+// freeze replaces the tool's input schema by its JSON, for a server that
+// lists it. go-sdk marshals a schema when the tool is added (to check it)
+// and again on every tools/list; its JSON is marshalled once, here, and
+// copied after. Marshalling the 11 default tools' schemas was the largest
+// part of building the MCP server.
+func (t toolSpec) freeze() {
+	raw, err := json.Marshal(t.tool.InputSchema)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", t.tool.Name, err))
+	}
+	t.tool.InputSchema = json.RawMessage(raw)
+}
+
 // newTool builds a tool from a typed function. Input and output schemas are
 // inferred from In and Out, so the contract lives in one place: the Go types
 // and their jsonschema tags.
