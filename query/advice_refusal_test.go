@@ -36,8 +36,7 @@ func wantRefusalAdvice(t *testing.T, e *bqerr.Error) {
 }
 
 func TestOverCapRefusalCarriesAdvice(t *testing.T) {
-	s, fake := newAdviceService(t, false)
-	s.cfg.MaxBytesBilled = 10 << 20
+	s, fake := newAdviceService(t, false, func(c *Config) { c.MaxBytesBilled = 10 << 20 })
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
 	e := bqerr.From(err)
 	if err == nil || e.Code != bqerr.ResourceExhausted || e.Details.Reason != "bytesBilledLimitExceeded" {
@@ -50,9 +49,10 @@ func TestOverCapRefusalCarriesAdvice(t *testing.T) {
 }
 
 func TestBudgetRefusalCarriesAdvice(t *testing.T) {
-	s, _ := newAdviceService(t, false)
 	// 20 MiB a day: the 10 MB lookup fits, the 30 MiB query does not.
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 20 << 20}), nil)
+	s, _ := newAdviceService(t, false, func(c *Config) {
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 20 << 20}), nil)
+	})
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
 	e := bqerr.From(err)
 	if err == nil || e.Code != bqerr.ResourceExhausted || !strings.Contains(e.Message, "budget") {
@@ -62,8 +62,7 @@ func TestBudgetRefusalCarriesAdvice(t *testing.T) {
 }
 
 func TestConfirmationCarriesAdvice(t *testing.T) {
-	s, fake := newAdviceService(t, false)
-	s.cfg.ConfirmAboveBytes = 1 << 20
+	s, fake := newAdviceService(t, false, func(c *Config) { c.ConfirmAboveBytes = 1 << 20 })
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
 	var need *ConfirmationRequired
 	if !errors.As(err, &need) {
@@ -111,11 +110,12 @@ func TestRefusalAdviceIsBounded(t *testing.T) {
 }
 
 func TestRangePartitionAdviceHasFiguresForRanges(t *testing.T) {
-	s, fake := newAdviceService(t, false)
-	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
-		"p.sales.events": {Type: "TABLE", NumBytes: 100 * partitionMiB,
-			Partitioning: &bqtype.PartitionLayout{Type: "RANGE", Column: "customer_id", ColumnType: "INTEGER", RangeStart: 0, RangeEnd: 1000, RangeInterval: 10}},
-	}}
+	s, fake := newAdviceService(t, false, func(c *Config) {
+		c.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
+			"p.sales.events": {Type: "TABLE", NumBytes: 100 * partitionMiB,
+				Partitioning: &bqtype.PartitionLayout{Type: "RANGE", Column: "customer_id", ColumnType: "INTEGER", RangeStart: 0, RangeEnd: 1000, RangeInterval: 10}},
+		}}
+	})
 	// 100 ranges of 1 MiB (0, 10, … 990; "90" sorts after "100" as text)
 	// and a NULL partition; the query reads half the table.
 	fake.partitions = map[string]int64{"__NULL__": 7 * partitionMiB}
@@ -159,8 +159,9 @@ func manyColumns(n int) *bq.TableSchema {
 }
 
 func TestSelectStarAdviceMeasuredByOneDryRun(t *testing.T) {
-	s, fake := newAdviceService(t, false)
-	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB}}}
+	s, fake := newAdviceService(t, false, func(c *Config) {
+		c.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB}}}
+	})
 	fake.wide = manyColumns(12)
 	const sql = "SELECT * FROM sales.events WHERE customer_id = 7"
 	fake.bytes[sql] = 30 * partitionMiB
@@ -189,8 +190,9 @@ func TestSelectStarAdviceNeverGuesses(t *testing.T) {
 		"qualified star inside": {"SELECT * FROM (SELECT e.* FROM sales.events e)", 12},
 	} {
 		t.Run(name, func(t *testing.T) {
-			s, fake := newAdviceService(t, false)
-			s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{"p.sales.events": {Type: "TABLE"}}}
+			s, fake := newAdviceService(t, false, func(c *Config) {
+				c.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{"p.sales.events": {Type: "TABLE"}}}
+			})
 			fake.wide = manyColumns(c.columns)
 			fake.bytes[c.sql] = 30 * partitionMiB
 			out, err := s.DryRun(context.Background(), DryRunInput{SQL: c.sql})
@@ -216,7 +218,10 @@ func TestExecuteReportsBilledAgainstEstimate(t *testing.T) {
 	if err != nil || out.EstimateBytes != 0 {
 		t.Fatalf("Execute without a dry run = %+v, %v; want no estimate", out, err)
 	}
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 1 << 30}), nil)
+	// A budget needs the estimate: the dry run comes first.
+	s, _ = newAdviceService(t, false, func(c *Config) {
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 1 << 30}), nil)
+	})
 	out, err = s.Execute(context.Background(), ExecuteInput{SQL: sql})
 	if err != nil {
 		t.Fatal(err)

@@ -105,20 +105,26 @@ func (f *partitionBigQuery) query(r *bqfake.Request) (any, error) {
 	}, nil
 }
 
-func newAdviceService(t *testing.T, requireFilter bool) (*Service, *partitionBigQuery) {
+// newAdviceService serves a partitioned, clustered sales.events to a
+// service whose clock is fixed at adviceDay, then each configure.
+func newAdviceService(t *testing.T, requireFilter bool, configure ...func(*Config)) (*Service, *partitionBigQuery) {
 	t.Helper()
 	fake := newPartitionBigQuery(t, map[string]int64{
 		"SELECT * FROM sales.events":                                          30 * partitionMiB,
 		"SELECT * FROM sales.events WHERE ts >= DATE '2024-01-01'":            2 * partitionMiB,
 		"SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1": partitionMiB,
 	})
-	s := newSlowService(t, fake)
-	s.now = func() time.Time { return adviceDay }
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
-	s.cfg.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
-		"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB, Clustering: []string{"customer_id"},
-			Partitioning: &bqtype.PartitionLayout{Type: "DAY", Column: "ts", ColumnType: "DATE", RequireFilter: requireFilter}},
-	}}
+	s := newTestService(t, fake, func(c *Config) {
+		c.now = func() time.Time { return adviceDay }
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+		c.Catalog = fakeCatalog{layouts: map[string]*bqtype.TableLayout{
+			"p.sales.events": {Type: "TABLE", NumBytes: 60 * partitionMiB, Clustering: []string{"customer_id"},
+				Partitioning: &bqtype.PartitionLayout{Type: "DAY", Column: "ts", ColumnType: "DATE", RequireFilter: requireFilter}},
+		}}
+		for _, f := range configure {
+			f(c)
+		}
+	})
 	return s, fake
 }
 

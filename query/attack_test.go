@@ -137,8 +137,7 @@ func TestAllowlistUnderAttack(t *testing.T) {
 			stats: &bq.JobStatistics2{StatementType: "CREATE_ROW_ACCESS_POLICY", DdlTargetRowAccessPolicy: &bq.RowAccessPolicyReference{ProjectId: "p", DatasetId: "secret", TableId: "orders", PolicyId: "r"}}},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
-			s, fake := newGovernedService(t, nil, tc.writes)
-			s.cfg.ExportGCS = "gs://b/exports"
+			s, fake := newGovernedService(t, nil, tc.writes, func(c *Config) { c.ExportGCS = "gs://b/exports" })
 			if tc.stats != nil {
 				fake.stats = map[string]*bq.JobStatistics2{tc.sql: tc.stats}
 			}
@@ -212,16 +211,16 @@ func TestAllowlistConnectionsAndExports(t *testing.T) {
 		"EXPORT DATA WITH CONNECTION us.pg OPTIONS (uri = 'gs://b/exports/q2/*', format = 'JSON') AS SELECT * FROM sales.orders",
 	} {
 		t.Run(sql, func(t *testing.T) {
-			s, fake := newGovernedService(t, nil, true)
-			fake.stats = map[string]*bq.JobStatistics2{sql: {StatementType: "SELECT", ReferencedTables: []*bq.TableReference{restTable("p.sales.orders")}}}
-			if err := s.checkText(&request{sql: sql, text: sqltext.Parse(sql)}); err == nil {
+			bare, _ := newGovernedService(t, nil, true)
+			if err := bare.checkText(&request{sql: sql, text: sqltext.Parse(sql)}); err == nil {
 				t.Fatal("allowed without --connections and --export-gcs")
 			}
 			conns, err := governance.ParseConnections("us.pg, p.US.ai", "p")
 			if err != nil {
 				t.Fatal(err)
 			}
-			s.cfg.Connections, s.cfg.ExportGCS = conns, "gs://b/exports"
+			s, fake := newGovernedService(t, nil, true, func(c *Config) { c.Connections, c.ExportGCS = conns, "gs://b/exports" })
+			fake.stats = map[string]*bq.JobStatistics2{sql: {StatementType: "SELECT", ReferencedTables: []*bq.TableReference{restTable("p.sales.orders")}}}
 			if _, err := s.Execute(context.Background(), ExecuteInput{SQL: sql}); err != nil {
 				t.Fatalf("Execute refused it with --connections and --export-gcs: %v", err)
 			}

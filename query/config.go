@@ -10,6 +10,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
@@ -67,6 +68,18 @@ type Config struct {
 	Hooks Hooks
 	// Logger logs what the agent is not told. Nil: nothing is logged.
 	Logger *slog.Logger
+
+	// No flag sets the fields below; they are unexported so that only
+	// this package's tests set them, before NewService.
+
+	// follow times the follower that settles jobs outliving their call
+	// (job.Config.Follow). Zero: package job's defaults; tests shorten it
+	// to see the follower settle, or delay it to see a tool settle first.
+	follow job.FollowTiming
+	// now is the clock cost advice counts recent partitions by. Nil:
+	// time.Now; tests fix it so that a day's figures do not change at
+	// midnight.
+	now func() time.Time
 }
 
 // Limits are the limits the flags set on queries and their results; agents
@@ -158,6 +171,7 @@ func NewService(cfg Config) *Service {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
-		verdicts: newVerdicts(), views: newViewCache()}
+		verdicts: newVerdicts(), views: newViewCache(), now: cfg.now}
+	s.jobs = s.newRunner(cfg)
 	return s
 }

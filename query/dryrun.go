@@ -46,7 +46,7 @@ func (s *Service) dryRun(ctx context.Context, r *request) (*dryRunResult, error)
 	if err != nil {
 		return nil, err
 	}
-	got, err := s.jobs().DryRun(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r))
+	got, err := s.jobs.DryRun(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r))
 	if err != nil {
 		return nil, err
 	}

@@ -287,18 +287,22 @@ func everydayTables(c everydayCase) []string {
 func everydayService(t *testing.T, plans map[string]plan, allow string, writes bool, datasets []string) (*Service, *planBigQuery) {
 	t.Helper()
 	fake := newPlanBigQuery(t, plans)
-	s := newSlowService(t, fake)
-	s.cfg.AllowWrites = writes
-	s.cfg.ExportGCS = "gs://acme-exports/mcp"
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+	var a *governance.Allowlist
 	if allow != "" {
-		a, err := governance.ParseAllowlist(allow, "p")
-		if err != nil {
+		var err error
+		if a, err = governance.ParseAllowlist(allow, "p"); err != nil {
 			t.Fatal(err)
 		}
-		s.cfg.Datasets = a
-		s.cfg.Catalog = fakeCatalog{types: map[string]string{}, datasets: datasets}
 	}
+	s := newTestService(t, fake, func(c *Config) {
+		c.AllowWrites = writes
+		c.ExportGCS = "gs://acme-exports/mcp"
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+		if a != nil {
+			c.Datasets = a
+			c.Catalog = fakeCatalog{types: map[string]string{}, datasets: datasets}
+		}
+	})
 	return s, fake
 }
 

@@ -219,29 +219,28 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 		s.release(ctx, r)
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
-	jobs := s.jobs()
-	req := jobs.QueryRequest(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r), r.maxRows, r.timeout)
+	req := s.jobs.QueryRequest(ctx, job.QueryConfig(spec), s.jobLocation(ctx, r), r.maxRows, r.timeout)
 	// SQL may name customers or hold literals: debug level only, and cut.
 	s.log.DebugContext(ctx, "starting query", "request_id", req.RequestId, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
 	until := start.Add(min(r.wait, r.timeout))
-	p, err := jobs.Query(ctx, op, req, until)
+	p, err := s.jobs.Query(ctx, op, req, until)
 	if err != nil {
-		ref := jobs.Recover(ctx, op, req)
+		ref := s.jobs.Recover(ctx, op, req)
 		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, ref))
 		if ref.ID == "" {
 			// No job is known to have started: BigQuery refused the
 			// query, or never answered (see docs/governance.md).
 			s.release(ctx, r)
 		} else {
-			jobs.Own(ctx, ref, r.charge, r.throughView)
-			jobs.Follow(ctx, ref, r.charge)
+			s.jobs.Own(ctx, ref, r.charge, r.throughView)
+			s.jobs.Follow(ctx, ref, r.charge)
 		}
 		return nil, err
 	}
-	jobs.Own(ctx, p.Job, r.charge, r.throughView)
-	if p, err = jobs.Await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
+	s.jobs.Own(ctx, p.Job, r.charge, r.throughView)
+	if p, err = s.jobs.Await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
 		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, p.Job))
-		jobs.SettleFromJob(ctx, p.Job, r.charge)
+		s.jobs.SettleFromJob(ctx, p.Job, r.charge)
 		return nil, err
 	}
 	out := &ExecuteOutput{JobID: p.Job.ID, Location: p.Job.Location}
@@ -250,11 +249,11 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 			// The query's own time is up: stop the job.
 			<-ctx.Done()
 			err := s.fail(ctx, ctx.Err(), r, p.Job)
-			jobs.Follow(ctx, p.Job, r.charge)
+			s.jobs.Follow(ctx, p.Job, r.charge)
 			return nil, err
 		}
 		s.stillRunning(ctx, p.Job, start, out)
-		jobs.Follow(ctx, p.Job, r.charge)
+		s.jobs.Follow(ctx, p.Job, r.charge)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
@@ -262,9 +261,9 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	// The job is done: its cost is settled before its rows are read, which
 	// may fail without changing what it billed.
 	if p.Billed {
-		jobs.Settle(ctx, p.Job, r.charge, job.Status{BytesProcessed: p.BytesProcessed, BytesBilled: p.BytesBilled,
+		s.jobs.Settle(ctx, p.Job, r.charge, job.Status{BytesProcessed: p.BytesProcessed, BytesBilled: p.BytesBilled,
 			SlotMs: p.SlotMs, HaveSlotMs: true, CacheHit: p.CacheHit, Statement: statementType(r.sql, p)})
-	} else if st, ok := jobs.SettleFromJob(ctx, p.Job, r.charge); ok {
+	} else if st, ok := s.jobs.SettleFromJob(ctx, p.Job, r.charge); ok {
 		p.BilledBy(st)
 	}
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format

@@ -30,9 +30,10 @@ func (l *opLog) all() []resilience.Operation {
 	return append([]resilience.Operation(nil), l.ops...)
 }
 
-// withOpLog gives s an executor whose query and write policies differ in
-// their attempt caps (3 and 2), and that records each attempt's operation.
-func withOpLog(t *testing.T, s *Service) *opLog {
+// withOpLog returns a log and the configure that gives a Service an
+// executor whose query and write policies differ in their attempt caps (3
+// and 2), and that records each attempt's operation in the log.
+func withOpLog(t *testing.T) (*opLog, func(*Config)) {
 	t.Helper()
 	log := &opLog{}
 	rcfg := resilience.Defaults()
@@ -42,8 +43,7 @@ func withOpLog(t *testing.T, s *Service) *opLog {
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
-	s.exec = exec
-	return log
+	return log, func(c *Config) { c.Executor = exec }
 }
 
 func countQueries(requests []string) int {
@@ -72,8 +72,8 @@ func TestWritesRunUnderWritePolicy(t *testing.T) {
 		{"WITH x AS (SELECT 1 AS n) SELECT n FROM x", resilience.Query},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
-			s := newPartialService(t, newFakeBigQuery(t, func(int, int) bool { return false }))
-			log := withOpLog(t, s)
+			log, logged := withOpLog(t)
+			s := newPartialService(t, newFakeBigQuery(t, func(int, int) bool { return false }), logged)
 			if _, err := s.Execute(context.Background(), ExecuteInput{SQL: tc.sql}); err != nil {
 				t.Fatalf("Execute: %v", err)
 			}
@@ -108,8 +108,8 @@ func TestWriteRetriesFollowWritePolicy(t *testing.T) {
 	} {
 		fake := newFakeBigQuery(t, func(int, int) bool { return false })
 		fake.failInsert = true
-		s := newPartialService(t, fake)
-		withOpLog(t, s)
+		_, logged := withOpLog(t)
+		s := newPartialService(t, fake, logged)
 		if _, err := s.Execute(context.Background(), ExecuteInput{SQL: tc.sql}); err == nil {
 			t.Fatalf("%s: Execute succeeded against a failing insert", tc.sql)
 		}

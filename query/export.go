@@ -67,26 +67,25 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput, checkEstimate
 		s.release(ctx, r)
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
-	jobs := s.jobs()
-	ref := job.Ref{ID: jobs.NewJobID(), Location: s.jobLocation(ctx, r)}
-	if ref, err = jobs.InsertQuery(ctx, ref, job.QueryConfig(spec), r.timeout); err != nil {
+	ref := job.Ref{ID: s.jobs.NewJobID(), Location: s.jobLocation(ctx, r)}
+	if ref, err = s.jobs.InsertQuery(ctx, ref, job.QueryConfig(spec), r.timeout); err != nil {
 		s.release(ctx, r)
 		return nil, s.fail(ctx, err, r, job.Ref{})
 	}
-	jobs.Own(ctx, ref, r.charge, r.throughView)
-	jobs.Remember(ref)
+	s.jobs.Own(ctx, ref, r.charge, r.throughView)
+	s.jobs.Remember(ref)
 	deadline, _ := ctx.Deadline()
-	p, err := jobs.Await(ctx, resilience.Query, &job.Page{Job: ref}, 0, 1, start, deadline)
+	p, err := s.jobs.Await(ctx, resilience.Query, &job.Page{Job: ref}, 0, 1, start, deadline)
 	if err == nil && !p.Complete {
 		<-ctx.Done() // the query's own time is up
 		err = ctx.Err()
 	}
 	if err != nil {
 		err = s.fail(ctx, err, r, ref)
-		jobs.SettleFromJob(ctx, ref, r.charge)
+		s.jobs.SettleFromJob(ctx, ref, r.charge)
 		return nil, err
 	}
-	j, err := jobs.Finished(ctx, ref, r.charge)
+	j, err := s.jobs.Finished(ctx, ref, r.charge)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +104,7 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput, checkEstimate
 // get_query_results). A job still running, failed, or without a result
 // table (DML, DDL) is refused with a hint.
 func (s *Service) ResultOf(ctx context.Context, jobID, location string) (*ResultTable, error) {
-	j, err := s.jobs().Open(ctx, jobID, location)
+	j, err := s.jobs.Open(ctx, jobID, location)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestRunToTableCancelsItsJob(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fake := newRunningBigQuery(t)
-				s := newSlowService(t, fake)
+				s := newTestService(t, fake)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				if tc.cancel {

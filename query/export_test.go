@@ -78,20 +78,26 @@ func (f *resultBigQuery) inserts() []*bq.Job {
 
 func (f *resultBigQuery) insertCount() int { return len(f.inserts()) }
 
-func newResultService(t *testing.T, fake *resultBigQuery) *Service {
+// newResultService serves fake to a read-only service for several
+// principals, under the allowlist "sales" and a session budget of 1 MiB,
+// then each configure.
+func newResultService(t *testing.T, fake *resultBigQuery, configure ...func(*Config)) *Service {
 	t.Helper()
 	fake.serve(t)
-	s := newSlowService(t, fake)
 	allow, err := governance.ParseAllowlist("sales", "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cfg.AllowWrites = false
-	s.cfg.Datasets = allow
-	s.cfg.MultiPrincipal = true
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 1 << 20}), nil)
-	s.cfg.Catalog = fakeCatalog{types: map[string]string{"p.sales.orders": "TABLE", "p.secret.orders": "TABLE"}, datasets: []string{"sales", "secret"}}
-	return s
+	return newTestService(t, fake, func(c *Config) {
+		c.AllowWrites = false
+		c.Datasets = allow
+		c.MultiPrincipal = true
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 1 << 20}), nil)
+		c.Catalog = fakeCatalog{types: map[string]string{"p.sales.orders": "TABLE", "p.secret.orders": "TABLE"}, datasets: []string{"sales", "secret"}}
+		for _, f := range configure {
+			f(c)
+		}
+	})
 }
 
 // TestRunToTableRunsUnderTheChecks: the export's query passes the same
@@ -217,10 +223,13 @@ func TestRunToTableRefusesAnEstimateOverTheExportCap(t *testing.T) {
 		t.Fatalf("at the cap: %d jobs inserted, want 1", n)
 	}
 
-	// No budget to estimate for, and the verdict is remembered: the cap
-	// still asks for a dry run.
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
-	reconfigured(s)
+	// No budget to estimate for, and the verdict is remembered (an export
+	// at the cap ran): the cap still asks for a dry run.
+	fake = &resultBigQuery{}
+	s = newResultService(t, fake, func(c *Config) { c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil) })
+	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders"}, capAt(100)); err != nil {
+		t.Fatalf("without a budget, at the cap: %v", err)
+	}
 	if _, err := s.RunToTable(ctx, ExecuteInput{SQL: "SELECT * FROM sales.orders"}, capAt(50)); err == nil {
 		t.Error("without a budget, an export over the cap ran")
 	}

@@ -146,24 +146,28 @@ func (fakeCatalog) DatasetLocations(context.Context, string) ([]string, error) {
 
 // The warehouse of the corpus: sales and mkt_* are allowed. sales.v_orders
 // is an authorized view over secret.orders; hr.v_all, outside the
-// allowlist, reads the same table.
-func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool) (*Service, *planBigQuery) {
+// allowlist, reads the same table. Each configure then changes the config.
+func newGovernedService(t *testing.T, plans map[string]plan, allowWrites bool, configure ...func(*Config)) (*Service, *planBigQuery) {
 	t.Helper()
 	fake := newPlanBigQuery(t, plans)
-	s := newSlowService(t, fake)
 	allow, err := governance.ParseAllowlist("sales,mkt_*", "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cfg.AllowWrites = allowWrites
-	s.cfg.Datasets = allow
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
-	s.cfg.Catalog = fakeCatalog{
-		types: map[string]string{
-			"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
-		},
-		datasets: []string{"sales", "mkt_eu", "secret", "hr"},
-	}
+	s := newTestService(t, fake, func(c *Config) {
+		c.AllowWrites = allowWrites
+		c.Datasets = allow
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+		c.Catalog = fakeCatalog{
+			types: map[string]string{
+				"p.sales.orders": "TABLE", "p.sales.v_orders": "VIEW", "p.hr.v_all": "VIEW", "p.secret.orders": "TABLE",
+			},
+			datasets: []string{"sales", "mkt_eu", "secret", "hr"},
+		}
+		for _, f := range configure {
+			f(c)
+		}
+	})
 	return s, fake
 }
 
@@ -346,8 +350,7 @@ func TestAllowlistVerdictIsRemembered(t *testing.T) {
 // TestAuthorizedViewNeedsCatalog: without metadata to tell a view from a
 // table, a read of tables outside the allowlist is refused.
 func TestAuthorizedViewNeedsCatalog(t *testing.T) {
-	s, _ := newGovernedService(t, corpusPlans, false)
-	s.cfg.Catalog = nil
+	s, _ := newGovernedService(t, corpusPlans, false, func(c *Config) { c.Catalog = nil })
 	_, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.v_orders"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
 		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
@@ -395,8 +398,9 @@ func TestBytesBudget(t *testing.T) {
 		"SELECT a FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 60 * mb},
 		"SELECT b FROM sales.orders": {"SELECT", []string{"p.sales.orders"}, 30 * mb},
 	}
-	s, fake := newGovernedService(t, plans, false)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 100 * mb}), nil)
+	s, fake := newGovernedService(t, plans, false, func(c *Config) {
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: 100 * mb}), nil)
+	})
 	ctx := context.Background()
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT a FROM sales.orders"}); err != nil {
 		t.Fatalf("first query: %v", err)
@@ -432,9 +436,10 @@ func TestConfirmationAboveThreshold(t *testing.T) {
 		"SELECT * FROM sales.big":   {"SELECT", []string{"p.sales.big"}, 2 * gb},
 		"SELECT * FROM sales.small": {"SELECT", []string{"p.sales.small"}, gb / 2},
 	}
-	s, fake := newGovernedService(t, plans, false)
-	s.cfg.ConfirmAboveBytes = gb
-	s.cfg.PricePerTiB = 6.25
+	s, fake := newGovernedService(t, plans, false, func(c *Config) {
+		c.ConfirmAboveBytes = gb
+		c.PricePerTiB = 6.25
+	})
 	ctx := context.Background()
 
 	_, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.big"})

@@ -40,7 +40,7 @@ type JobOutput struct {
 // GetJob reports a job's state and statistics. A job seen finished here is
 // settled in the budget (package job).
 func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
-	j, err := s.jobs().Open(ctx, in.JobID, in.Location)
+	j, err := s.jobs.Open(ctx, in.JobID, in.Location)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Service) GetJob(ctx context.Context, in JobInput) (*JobOutput, error) {
 // CancelJob asks BigQuery to stop a job. Cancellation is best effort: the
 // job may finish first.
 func (s *Service) CancelJob(ctx context.Context, in JobInput) (*JobOutput, error) {
-	j, err := s.jobs().Cancel(ctx, in.JobID, in.Location)
+	j, err := s.jobs.Cancel(ctx, in.JobID, in.Location)
 	if err != nil {
 		return nil, err
 	}

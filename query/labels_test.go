@@ -28,8 +28,7 @@ func jobBodies(fake *bqfake.Fake) (inserts []*bq.Job, queries []*bq.QueryRequest
 // call without labels sends none.
 func TestJobRequestsCarryTheCallsLabels(t *testing.T) {
 	fake := newPlanBigQuery(t, map[string]plan{})
-	s := newSlowService(t, fake)
-	s.cfg.AllowWrites = false // the read-only check dry-runs the query first
+	s := newTestService(t, fake, func(c *Config) { c.AllowWrites = false }) // the read-only check dry-runs the query first
 	labels := map[string]string{"mcp_server": "bigquery-mcp", "mcp_tool": "execute_sql", "mcp_client": "claude-code", "team": "data"}
 	ctx := governance.WithJobLabels(context.Background(), labels)
 

@@ -120,8 +120,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 		t.Run(fmt.Sprintf("reportLocation=%v", report), func(t *testing.T) {
 			f := newRegionalBigQuery(t, jobs)
 			f.reportLocation = report
-			s := newSlowService(t, f)
-			s.cfg.Catalog = locations{project: tokyoDatasets}
+			s := newTestService(t, f, func(c *Config) { c.Catalog = locations{project: tokyoDatasets} })
 
 			out, err := s.GetJob(ctx, JobInput{JobID: "job_tokyo"})
 			if err != nil {
@@ -156,8 +155,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 
 	t.Run("get_query_results", func(t *testing.T) {
 		f := newRegionalBigQuery(t, jobs)
-		s := newSlowService(t, f)
-		s.cfg.Catalog = locations{project: tokyoDatasets}
+		s := newTestService(t, f, func(c *Config) { c.Catalog = locations{project: tokyoDatasets} })
 		out, err := s.GetResults(ctx, GetResultsInput{JobID: "job_tokyo"})
 		if err != nil {
 			t.Fatalf("GetResults: %v", err)
@@ -173,8 +171,7 @@ func TestJobToolsFindJobsInAnyRegion(t *testing.T) {
 
 	t.Run("cancel_job", func(t *testing.T) {
 		f := newRegionalBigQuery(t, jobs)
-		s := newSlowService(t, f)
-		s.cfg.Catalog = locations{project: tokyoDatasets}
+		s := newTestService(t, f, func(c *Config) { c.Catalog = locations{project: tokyoDatasets} })
 		out, err := s.CancelJob(ctx, JobInput{JobID: "job_tokyo"})
 		if err != nil {
 			t.Fatalf("CancelJob: %v", err)
@@ -195,8 +192,7 @@ func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
 	const maxLocationProbes = 8 // package job's bound
 	ctx := context.Background()
 	f := newRegionalBigQuery(t, nil)
-	s := newSlowService(t, f)
-	s.cfg.Catalog = locations{project: tokyoDatasets}
+	s := newTestService(t, f, func(c *Config) { c.Catalog = locations{project: tokyoDatasets} })
 	_, err := s.GetJob(ctx, JobInput{JobID: "job_nowhere"})
 	e, ok := bqerr.As(err)
 	if !ok || e.Code != bqerr.NotFound || !strings.Contains(e.Hint, "asia-northeast1, europe-west1") || e.Details.JobID != "job_nowhere" {
@@ -214,7 +210,7 @@ func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
 		return locs, nil
 	}
 	f.reset()
-	s.cfg.Catalog = locations{project: many}
+	s = newTestService(t, f, func(c *Config) { c.Catalog = locations{project: many} })
 	if _, err := s.GetJob(ctx, JobInput{JobID: "job_nowhere"}); err == nil {
 		t.Fatal("GetJob of a missing job succeeded")
 	}
@@ -241,18 +237,19 @@ func TestJobNotFoundInAnyRegionIsBounded(t *testing.T) {
 func TestExecuteRunsWhereItsDefaultDatasetIs(t *testing.T) {
 	ctx := context.Background()
 	f := newRegionalBigQuery(t, nil)
-	s := newSlowService(t, f)
 	var lookups []string
-	s.cfg.Catalog = locations{
-		dataset: func(_ context.Context, project, dataset string) (string, error) {
-			lookups = append(lookups, project+"."+dataset)
-			if dataset == "tokyo_sales" {
-				return "asia-northeast1", nil
-			}
-			return "", bqerr.New(bqerr.NotFound, "Not found: Dataset")
-		},
-		project: tokyoDatasets,
-	}
+	s := newTestService(t, f, func(c *Config) {
+		c.Catalog = locations{
+			dataset: func(_ context.Context, project, dataset string) (string, error) {
+				lookups = append(lookups, project+"."+dataset)
+				if dataset == "tokyo_sales" {
+					return "asia-northeast1", nil
+				}
+				return "", bqerr.New(bqerr.NotFound, "Not found: Dataset")
+			},
+			project: tokyoDatasets,
+		}
+	})
 
 	out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM orders", DefaultDataset: "tokyo_sales"})
 	if err != nil {
@@ -299,8 +296,9 @@ func TestExecuteRunsWhereItsDefaultDatasetIs(t *testing.T) {
 // location) and names the location BigQuery planned it for.
 func TestDryRunNamesItsLocation(t *testing.T) {
 	fake := newPlanBigQuery(t, map[string]plan{})
-	s := newSlowService(t, fake)
-	s.cfg.Catalog = locations{dataset: func(context.Context, string, string) (string, error) { return "asia-northeast1", nil }}
+	s := newTestService(t, fake, func(c *Config) {
+		c.Catalog = locations{dataset: func(context.Context, string, string) (string, error) { return "asia-northeast1", nil }}
+	})
 	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT n FROM orders", DefaultDataset: "tokyo_sales"})
 	if err != nil {
 		t.Fatalf("DryRun: %v", err)

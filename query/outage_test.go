@@ -29,7 +29,6 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 	var fleet []*Service
 	var states []*governance.Redis
 	for range 3 {
-		s := newLedgerService(t, fake, 0, budget)
 		cfg := resilience.Defaults()
 		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
 		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}
@@ -54,7 +53,7 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})
 		t.Cleanup(func() { st.Close() })
-		s.cfg.State = st
+		s := newLedgerService(t, fake, 0, budget, func(c *Config) { c.State = st })
 		fleet = append(fleet, s)
 		states = append(states, st)
 	}

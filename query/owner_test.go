@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -46,8 +45,7 @@ func answer(t *testing.T, err error, id string) string {
 func TestJobsBelongToTheirCaller(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
-		s := newLedgerService(t, fake, 0, 0)
-		s.cfg.MultiPrincipal = true
+		s := newLedgerService(t, fake, 0, 0, func(c *Config) { c.MultiPrincipal = true })
 		alice, bob := as("token:1"), as("token:2")
 
 		jobs := map[string]string{}
@@ -113,15 +111,13 @@ func TestJobsBelongToTheirCaller(t *testing.T) {
 func TestForeignJobsOnlyForOneLocalUser(t *testing.T) {
 	fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
 	fake.jobs["console_job"] = &ledgerJob{billed: 5}
-	s := newLedgerService(t, fake, 0, 0)
-	ctx := context.Background()
-	if _, err := s.GetJob(ctx, JobInput{JobID: "console_job"}); err != nil {
+	onePrincipal := newLedgerService(t, fake, 0, 0)
+	if _, err := onePrincipal.GetJob(context.Background(), JobInput{JobID: "console_job"}); err != nil {
 		t.Errorf("stdio get_job of a console job: %v", err)
 	}
-	s.cfg.MultiPrincipal = true
-	reconfigured(s)
+	several := newLedgerService(t, fake, 0, 0, func(c *Config) { c.MultiPrincipal = true })
 	before := fake.requestsFor("console_job")
-	_, err := s.GetJob(as("token:1"), JobInput{JobID: "console_job"})
+	_, err := several.GetJob(as("token:1"), JobInput{JobID: "console_job"})
 	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.NotFound {
 		t.Errorf("get_job of a console job with several principals = %v, want NOT_FOUND", err)
 	}
@@ -134,9 +130,10 @@ func TestForeignJobsOnlyForOneLocalUser(t *testing.T) {
 // the reason for its owner, and as not found for anyone else.
 func TestForgottenJobSaysWhy(t *testing.T) {
 	fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
-	s := newLedgerService(t, fake, 0, 0)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), governance.NewJobStore(governance.JobStoreConfig{Size: 1}))
-	s.cfg.MultiPrincipal = true
+	s := newLedgerService(t, fake, 0, 0, func(c *Config) {
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), governance.NewJobStore(governance.JobStoreConfig{Size: 1}))
+		c.MultiPrincipal = true
+	})
 	alice := as("token:1")
 	first, err := s.Execute(alice, ExecuteInput{SQL: "SELECT n FROM sales.t"})
 	if err != nil {
@@ -162,12 +159,11 @@ func TestErrorOfJobThroughViewIsWithheld(t *testing.T) {
 	fake := newLedgerBigQuery(t, 10*mib, 10*mib, 0)
 	fake.jobs["view_job"] = &ledgerJob{failed: true}
 	fake.jobs["plain_job"] = &ledgerJob{failed: true}
-	s := newLedgerService(t, fake, 0, 0)
 	allow, err := governance.ParseAllowlist("sales", "p")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cfg.Datasets = allow
+	s := newLedgerService(t, fake, 0, 0, func(c *Config) { c.Datasets = allow })
 	ctx := context.Background()
 	_ = s.cfg.State.RecordJob(ctx, governance.JobRecord{ID: "view_job", Location: "US", ThroughView: true})
 	_ = s.cfg.State.RecordJob(ctx, governance.JobRecord{ID: "plain_job", Location: "US"})
@@ -187,7 +183,3 @@ func TestErrorOfJobThroughViewIsWithheld(t *testing.T) {
 		t.Errorf("get_job of a job that read only allowed tables = %+v, %v; want its error", got, err)
 	}
 }
-
-// reconfigured makes s build its job runner again from s.cfg, after a test
-// changed the config between calls.
-func reconfigured(s *Service) { s.runner, s.runnerOnce = nil, sync.Once{} }

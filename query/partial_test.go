@@ -252,19 +252,22 @@ func (w tWriter) Write(p []byte) (int, error) {
 const partialJobID = "bqmcp_partial_test_job"
 
 // newPartialService returns a Service on the real BigQuery client, talking
-// to fake through resilience.Transport (newSlowService), with three query
-// attempts and millisecond backoff.
-func newPartialService(t *testing.T, fake *fakeBigQuery) *Service {
+// to fake through resilience.Transport (newTestService), with three query
+// attempts and millisecond backoff, then each configure.
+func newPartialService(t *testing.T, fake *fakeBigQuery, configure ...func(*Config)) *Service {
 	t.Helper()
-	s := newSlowService(t, fake)
 	rcfg := resilience.Defaults()
 	rcfg.Retry[resilience.Query] = resilience.Policy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
 	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
-	s.exec = exec
-	return s
+	return newTestService(t, fake, func(c *Config) {
+		c.Executor = exec
+		for _, f := range configure {
+			f(c)
+		}
+	})
 }
 
 func rowTexts(rows []json.RawMessage) []string {

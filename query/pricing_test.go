@@ -56,19 +56,22 @@ func (f *priceBigQuery) serve(t *testing.T) {
 
 // newPricedService serves fake with the pricing flags set: --price-per-tib
 // 5, --price-per-tib-by-location europe-west2=7.82, --slot-hour-price 0.06,
-// on demand unless editions.
-func newPricedService(t *testing.T, fake *priceBigQuery, editions bool) *Service {
+// on demand unless editions; then each configure.
+func newPricedService(t *testing.T, fake *priceBigQuery, editions bool, configure ...func(*Config)) *Service {
 	t.Helper()
 	fake.serve(t)
-	s := newSlowService(t, fake)
-	s.cfg.PricePerTiB = 5
-	s.cfg.PricePerTiBByLocation = map[string]float64{"europe-west2": 7.82}
-	s.cfg.SlotHourPrice = 0.06
-	s.cfg.Billing = cost.OnDemand
-	if editions {
-		s.cfg.Billing = cost.Editions
-	}
-	return s
+	return newTestService(t, fake, func(c *Config) {
+		c.PricePerTiB = 5
+		c.PricePerTiBByLocation = map[string]float64{"europe-west2": 7.82}
+		c.SlotHourPrice = 0.06
+		c.Billing = cost.OnDemand
+		if editions {
+			c.Billing = cost.Editions
+		}
+		for _, f := range configure {
+			f(c)
+		}
+	})
 }
 
 const tib = int64(1) << 40
@@ -220,9 +223,10 @@ func TestUsageReportsDollars(t *testing.T) {
 		{"europe-west2", cost.Price{Billing: cost.OnDemand, Location: "europe-west2", PerTiBUSD: 7.82, Source: "--price-per-tib-by-location"}, 15.64},
 		{"", cost.Price{Billing: cost.OnDemand, PerTiBUSD: 5, Source: "--price-per-tib"}, 10},
 	} {
-		s := newPricedService(t, &priceBigQuery{location: c.location, bytes: tib}, false)
-		s.cfg.Location = c.location
-		s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+		s := newPricedService(t, &priceBigQuery{location: c.location, bytes: tib}, false, func(cfg *Config) {
+			cfg.Location = c.location
+			cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+		})
 		for range 2 {
 			if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
 				t.Fatal(err)
@@ -236,8 +240,9 @@ func TestUsageReportsDollars(t *testing.T) {
 			t.Errorf("--location %q: usage %+v, want $%v at %+v", c.location, u, c.usd, c.want)
 		}
 	}
-	s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib, slotMs: 3_600_000}, true)
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+	s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib, slotMs: 3_600_000}, true, func(c *Config) {
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+	})
 	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +266,7 @@ func TestConfirmationNamesThePrice(t *testing.T) {
 		{false, []string{"2.0 TiB", "about $15.64 at $7.82/TiB on demand in europe-west2 [--price-per-tib-by-location]"}},
 		{true, []string{"2.0 TiB", "$0.06/slot-hour under editions in europe-west2 [--slot-hour-price], is known only after it runs"}},
 	} {
-		s := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: 2 * tib}, c.editions)
-		s.cfg.ConfirmAboveBytes = tib
+		s := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: 2 * tib}, c.editions, func(cfg *Config) { cfg.ConfirmAboveBytes = tib })
 		_, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
 		var need *ConfirmationRequired
 		if !errors.As(err, &need) {

@@ -226,30 +226,31 @@ func (f *ledgerBigQuery) jobResource(id string, j *ledgerJob) *bq.Job {
 	return out
 }
 
-// newLedgerService is a read-only service on fake with the given budgets.
-func newLedgerService(t *testing.T, fake *ledgerBigQuery, perSession, perDay int64) *Service {
+// newLedgerService is a read-only service on fake with the given budgets,
+// then each configure.
+func newLedgerService(t *testing.T, fake *ledgerBigQuery, perSession, perDay int64, configure ...func(*Config)) *Service {
 	t.Helper()
-	s := newSlowService(t, fake)
-	s.cfg.AllowWrites = false
-	s.cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}), nil)
-	return s
+	return newTestService(t, fake, func(c *Config) {
+		c.AllowWrites = false
+		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}), nil)
+		for _, f := range configure {
+			f(c)
+		}
+	})
 }
 
-// speedUp makes the follower look at unfinished jobs every 20 ms, not
-// every few seconds, and returns a channel that has a value each 10 ms,
-// when the follower may have settled a job.
-func speedUp(s *Service) <-chan time.Time {
-	s.tuneJobs = func(c *job.Config) {
-		c.Follow = job.FollowTiming{Every: 20 * time.Millisecond, First: 20 * time.Millisecond, Longest: 20 * time.Millisecond}
-	}
-	return time.Tick(10 * time.Millisecond)
+// fastFollower makes the follower look at unfinished jobs every 20 ms, not
+// every few seconds.
+func fastFollower(c *Config) {
+	c.follow = job.FollowTiming{Every: 20 * time.Millisecond, First: 20 * time.Millisecond, Longest: 20 * time.Millisecond}
 }
 
 // settled waits until the caller holds nothing: every job was settled. It
-// looks again each time the follower may have settled one (followerSettled,
-// from speedUp), for up to 10 s.
-func settled(t *testing.T, s *Service, ctx context.Context, followerSettled <-chan time.Time) *UsageOutput {
+// looks again each 10 ms, when the follower (fastFollower) may have settled
+// one, for up to 10 s.
+func settled(t *testing.T, s *Service, ctx context.Context) *UsageOutput {
 	t.Helper()
+	followerSettled := time.Tick(10 * time.Millisecond)
 	timeout := time.After(10 * time.Second)
 	for {
 		u, err := s.Usage(ctx, UsageInput{})
@@ -296,8 +297,7 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fake := newLedgerBigQuery(t, c.estimate, c.billed, c.runFor)
-			s := newLedgerService(t, fake, 0, budget)
-			followerSettled := speedUp(s)
+			s := newLedgerService(t, fake, 0, budget, fastFollower)
 			ctx := context.Background()
 			var wg sync.WaitGroup
 			var mu sync.Mutex
@@ -319,7 +319,7 @@ func TestParallelQueriesNeverOverspend(t *testing.T) {
 			// Every call has returned: a job that finished within its call
 			// has ended, and the ones handed back end now.
 			fake.finish()
-			u := settled(t, s, ctx, followerSettled)
+			u := settled(t, s, ctx)
 			billed, jobs := fake.invoice()
 			t.Logf("%d parallel calls: %d jobs billed %d MiB under a %d MiB budget (%.2fx); ledger %d MiB",
 				c.callers, jobs, billed/mib, budget/mib, float64(billed)/budget, u.Today.BytesBilled/mib)
@@ -343,8 +343,7 @@ func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// Estimated 100 MiB, billed 80 MiB, under a 250 MiB day budget.
 		fake := newLedgerBigQuery(t, 100*mib, 80*mib, untilFinished)
-		s := newLedgerService(t, fake, 0, 250*mib)
-		followerSettled := speedUp(s)
+		s := newLedgerService(t, fake, 0, 250*mib, fastFollower)
 		ctx := context.Background()
 
 		var ids []string
@@ -365,7 +364,7 @@ func TestUnfinishedJobsAreChargedWhatTheyBilled(t *testing.T) {
 		}
 
 		fake.finish(ids...)
-		u = settled(t, s, ctx, followerSettled)
+		u = settled(t, s, ctx)
 		if u.Today.BytesBilled != 160*mib || u.Today.Jobs != 2 || *u.Left != 90*mib {
 			t.Errorf("usage after the jobs ended = %+v, want 2 jobs, 160 MiB billed, 90 MiB left", u.Report)
 		}
@@ -403,8 +402,7 @@ func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 		t.Run(tool, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				fake := newLedgerBigQuery(t, 100*mib, 70*mib, untilFinished)
-				s := newLedgerService(t, fake, 0, 1000*mib)
-				s.tuneJobs = func(c *job.Config) { c.Follow.First = time.Hour } // only the tool may settle
+				s := newLedgerService(t, fake, 0, 1000*mib, func(c *Config) { c.follow.First = time.Hour }) // only the tool may settle
 				ctx := context.Background()
 				out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
 				if err != nil || out.JobComplete {
@@ -439,15 +437,14 @@ func TestEachToolSettlesTheJobItSeesEnd(t *testing.T) {
 func TestFailedJobChargesWhatItBilled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newLedgerBigQuery(t, 100*mib, 100*mib, untilFinished)
-		s := newLedgerService(t, fake, 0, 150*mib)
-		followerSettled := speedUp(s)
+		s := newLedgerService(t, fake, 0, 150*mib, fastFollower)
 		ctx := context.Background()
 		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT 1/0 AS fail FROM sales.t", WaitSeconds: 1})
 		if err != nil || out.JobComplete {
 			t.Fatalf("Execute = %+v, %v; want a job handed back unfinished", out, err)
 		}
 		fake.finish(out.JobID)
-		u := settled(t, s, ctx, followerSettled)
+		u := settled(t, s, ctx)
 		if u.Today.BytesBilled != 0 || u.Today.Jobs != 1 || *u.Left != 150*mib {
 			t.Errorf("usage after a failed job = %+v, want 1 job, nothing billed", u.Report)
 		}
@@ -460,8 +457,7 @@ func TestFailedJobChargesWhatItBilled(t *testing.T) {
 func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newLedgerBigQuery(t, 100*mib, 30*mib, time.Minute)
-		s := newLedgerService(t, fake, 0, 150*mib)
-		followerSettled := speedUp(s)
+		s := newLedgerService(t, fake, 0, 150*mib, fastFollower)
 		ctx := context.Background()
 		out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.t", WaitSeconds: 1})
 		if err != nil || out.JobComplete {
@@ -470,11 +466,11 @@ func TestJobBigQueryDoesNotKnowIsChargedItsEstimate(t *testing.T) {
 		fake.mu.Lock()
 		delete(fake.jobs, out.JobID)
 		fake.mu.Unlock()
-		u := settled(t, s, ctx, followerSettled)
+		u := settled(t, s, ctx)
 		if u.Reserved != 0 || u.Today.BytesBilled != 100*mib || u.Today.Jobs != 1 {
 			t.Errorf("usage = %+v, want the job charged its 100 MiB estimate", u.Report)
 		}
-		if s.jobs().Unsettled(mustCheck(t, s, ctx, out.JobID)) {
+		if s.jobs.Unsettled(mustCheck(t, s, ctx, out.JobID)) {
 			t.Error("the follower still follows a job BigQuery does not know")
 		}
 	})
@@ -488,7 +484,7 @@ func isExhausted(err error) bool {
 // mustCheck is what the job records let the caller of ctx know of job id.
 func mustCheck(t *testing.T, s *Service, ctx context.Context, id string) job.Access {
 	t.Helper()
-	acc, _, err := s.jobs().Check(ctx, job.Ref{ID: id})
+	acc, _, err := s.jobs.Check(ctx, job.Ref{ID: id})
 	if err != nil {
 		t.Fatalf("Check(%s): %v", id, err)
 	}

@@ -52,20 +52,19 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 	}
 	ctx, cancel := context.WithTimeout(ctx, wait+s.cfg.QueryTimeout)
 	defer cancel()
-	jobs := s.jobs()
-	acc, ref, err := jobs.Check(ctx, ref)
+	acc, ref, err := s.jobs.Check(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
 	until := start.Add(wait)
-	p, err := jobs.FirstResults(ctx, ref, in.StartIndex, maxRows, until)
+	p, err := s.jobs.FirstResults(ctx, ref, in.StartIndex, maxRows, until)
 	if err == nil {
-		p, err = jobs.Await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
+		p, err = s.jobs.Await(ctx, resilience.Query, p, in.StartIndex, maxRows, start, until)
 	}
 	if err != nil {
-		if jobs.Unsettled(acc) {
+		if s.jobs.Unsettled(acc) {
 			// A job that failed has ended: settle what it billed.
-			jobs.SettleFromJob(ctx, ref, acc.Charge())
+			s.jobs.SettleFromJob(ctx, ref, acc.Charge())
 		}
 		return nil, acc.Withheld(bqerr.From(err).WithJobID(ref.ID))
 	}
@@ -76,10 +75,10 @@ func (s *Service) GetResults(ctx context.Context, in GetResultsInput) (*ExecuteO
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
-	if jobs.Unsettled(acc) {
+	if s.jobs.Unsettled(acc) {
 		// The job outlived the call that started it and ends here:
 		// getQueryResults has no bytes billed, so jobs.get settles it.
-		if st, ok := jobs.SettleFromJob(ctx, p.Job, acc.Charge()); ok {
+		if st, ok := s.jobs.SettleFromJob(ctx, p.Job, acc.Charge()); ok {
 			p.BilledBy(st)
 		}
 	}
@@ -126,7 +125,7 @@ func (s *Service) collect(ctx context.Context, op resilience.Operation, first *j
 			if p.Token == "" || len(p.Rows) == 0 {
 				return
 			}
-			if p, fetchErr = s.jobs().Results(ctx, op, p.Job, 0, p.Token, maxRows-pg.Len(), 0); fetchErr != nil {
+			if p, fetchErr = s.jobs.Results(ctx, op, p.Job, 0, p.Token, maxRows-pg.Len(), 0); fetchErr != nil {
 				return
 			}
 		}

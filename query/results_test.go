@@ -15,8 +15,7 @@ import (
 func TestExecuteCutsAnOversizedFirstRow(t *testing.T) {
 	fake := newFakeBigQuery(t, func(int, int) bool { return false })
 	fake.wide = strings.Repeat("w", 512<<10)
-	s := newPartialService(t, fake)
-	s.cfg.MaxResultBytes = 64 << 10
+	s := newPartialService(t, fake, func(c *Config) { c.MaxResultBytes = 64 << 10 })
 
 	out, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n, body, title FROM t", MaxRows: 10, Format: "objects"})
 	if err != nil {
@@ -70,10 +69,12 @@ func TestCutResultNamesExport(t *testing.T) {
 		t.Errorf("not listed: truncated %v, hint %q; want a cut result without a hint", cut.Truncated, cut.Hint)
 	}
 
-	// What package export says (export.WholeResultHint).
-	s.cfg.WholeResult = func(id, loc string) string {
-		return fmt.Sprintf("The whole result: export_results with jobId %q and location %q.", id, loc)
-	}
+	// Listed: what package export says (export.WholeResultHint).
+	s = newPartialService(t, fake, func(c *Config) {
+		c.WholeResult = func(id, loc string) string {
+			return fmt.Sprintf("The whole result: export_results with jobId %q and location %q.", id, loc)
+		}
+	})
 	cut, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM t", MaxRows: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -20,25 +20,19 @@ import (
 // on a tool call.
 const defaultWait = 45 * time.Second
 
-// jobs is the service's job runner, built from its config at first use
-// and shared by every call after.
-func (s *Service) jobs() *job.Runner {
-	s.runnerOnce.Do(func() {
-		cfg := job.Config{
-			Client: s.client, REST: s.rest, Executor: s.exec,
-			Project: s.cfg.Project, Location: s.cfg.Location, Timeout: s.cfg.QueryTimeout,
-			State: s.cfg.State, RefuseForeign: s.cfg.MultiPrincipal || s.cfg.Datasets.Enabled(),
-			Withhold:  s.cfg.Datasets.Enabled(),
-			Locations: s.datasetLocations,
-			Hooks:     job.Hooks{Cancelled: s.hooks.JobCancelled},
-			Logger:    s.log,
-		}
-		if s.tuneJobs != nil {
-			s.tuneJobs(&cfg)
-		}
-		s.runner = job.New(cfg)
+// newRunner is the job runner of a Service configured by cfg, built once
+// by NewService: every job the service touches goes through it.
+func (s *Service) newRunner(cfg Config) *job.Runner {
+	return job.New(job.Config{
+		Client: cfg.Client, REST: cfg.REST, Executor: cfg.Executor,
+		Project: cfg.Project, Location: cfg.Location, Timeout: cfg.QueryTimeout,
+		State: cfg.State, RefuseForeign: cfg.MultiPrincipal || cfg.Datasets.Enabled(),
+		Withhold:  cfg.Datasets.Enabled(),
+		Locations: s.datasetLocations,
+		Follow:    cfg.follow,
+		Hooks:     job.Hooks{Cancelled: cfg.Hooks.JobCancelled},
+		Logger:    cfg.Logger,
 	})
-	return s.runner
 }
 
 // datasetLocations lists where the project's datasets live, from the
@@ -52,7 +46,7 @@ func (s *Service) datasetLocations(ctx context.Context) ([]string, error) {
 
 // Close stops the follower of unfinished jobs. Call it when the server
 // stops, before closing the BigQuery client.
-func (s *Service) Close() { s.jobs().Close() }
+func (s *Service) Close() { s.jobs.Close() }
 
 // querySpec is r's query as job.QueryConfig takes it.
 func (r *request) querySpec() (job.QuerySpec, error) {
@@ -95,7 +89,7 @@ func (s *Service) stillRunning(ctx context.Context, ref job.Ref, since time.Time
 	out.JobID, out.Location = ref.ID, ref.Location
 	out.JobComplete = false
 	var elapsed time.Duration
-	out.State, out.BytesProcessed, elapsed = s.jobs().Running(ctx, ref, since)
+	out.State, out.BytesProcessed, elapsed = s.jobs.Running(ctx, ref, since)
 	out.ElapsedMs = elapsed.Milliseconds()
 	out.Hint = "The query is still running. Call get_query_results with this jobId and location (and waitSeconds) to wait for its rows, get_job to check on it, or cancel_job to stop it."
 }

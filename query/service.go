@@ -56,16 +56,12 @@ type Service struct {
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]
 	partitionsOnce sync.Once
-	// now is the clock advice counts recent partitions by; tests fix it,
-	// so that a day's figures do not change at midnight.
+	// now is the clock advice counts recent partitions by (Config.now):
+	// nil for time.Now.
 	now func() time.Time
-	// runner starts, waits for, settles, follows, finds and cancels every
-	// job (package job); built at first use (jobs).
-	runner     *job.Runner
-	runnerOnce sync.Once
-	// tuneJobs, when set before the first call, adjusts the runner's
-	// config (tests shorten the follower's timing).
-	tuneJobs func(*job.Config)
+	// jobs starts, waits for, settles, follows, finds and cancels every
+	// job (package job); NewService builds it from the finished config.
+	jobs *job.Runner
 }
 
 // fail maps err for the agent and, when the query's deadline or the
@@ -88,7 +84,7 @@ func (s *Service) fail(ctx context.Context, err error, r *request, ref job.Ref) 
 			e = bqerr.New(bqerr.DeadlineExceeded, "the request was cancelled before the query finished").WithCause(err).WithRetryable(false)
 		}
 		if ref.ID != "" {
-			s.jobs().Stop(ctx, ref, reason)
+			s.jobs.Stop(ctx, ref, reason)
 		}
 	}
 	if ref.ID != "" && e.Details.JobID == "" {

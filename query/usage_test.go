@@ -19,19 +19,23 @@ func TestUsageLastJobsPerPrincipal(t *testing.T) {
 	for _, backend := range []string{"memory", "redis"} {
 		t.Run(backend, func(t *testing.T) {
 			fake := newLedgerBigQuery(t, 3*mib, 2*mib, 0)
-			a, b := newLedgerService(t, fake, 0, 100*tib), newLedgerService(t, fake, 0, 100*tib)
+			// The two instances' states: one memory, or two on one Redis.
+			var states [2]governance.State
 			if backend == "redis" {
 				rs := redistest.Start(t)
 				start := redistest.Today(t, 10)
-				for _, s := range []*Service{a, b} {
+				for i := range states {
 					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), StatePrefix: "usage:", Limits: governance.Limits{MaxBytesPerDay: 100 * tib},
 						Now: func() time.Time { return start }})
 					t.Cleanup(func() { st.Close() })
-					s.cfg.State = st
+					states[i] = st
 				}
 			} else {
-				b.cfg.State = a.cfg.State
+				mem := governance.NewMemory(governance.NewBudget(governance.Limits{MaxBytesPerDay: 100 * tib}), nil)
+				states = [2]governance.State{mem, mem}
 			}
+			a := newLedgerService(t, fake, 0, 100*tib, func(c *Config) { c.State = states[0] })
+			b := newLedgerService(t, fake, 0, 100*tib, func(c *Config) { c.State = states[1] })
 			label := func(p, tool string) context.Context {
 				return governance.WithJobLabels(as(p), map[string]string{"mcp_tool": tool})
 			}

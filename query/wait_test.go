@@ -126,8 +126,10 @@ type endpoint interface {
 	HTTPClient() *http.Client
 }
 
-// newSlowService returns a Service on the real clients talking to fake.
-func newSlowService(t *testing.T, fake endpoint) *Service {
+// newTestService returns a Service on the real clients talking to fake,
+// its config the one below as changed by each configure in turn: like the
+// server, a test configures a Service once, before NewService.
+func newTestService(t *testing.T, fake endpoint, configure ...func(*Config)) *Service {
 	t.Helper()
 	ctx := context.Background()
 	// On the fake's own transport: in process for a fake made
@@ -150,7 +152,7 @@ func newSlowService(t *testing.T, fake endpoint) *Service {
 	if err != nil {
 		t.Fatalf("resilience.NewExecutor: %v", err)
 	}
-	s := NewService(Config{
+	cfg := Config{
 		Client: client, REST: rest, Executor: exec,
 		Project: "p",
 		Limits: Limits{
@@ -162,7 +164,11 @@ func newSlowService(t *testing.T, fake endpoint) *Service {
 			Limits:          rows.Limits{DefaultMaxRows: 100, MaxRows: 1000, MaxResultBytes: 1 << 20},
 		},
 		Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
-	})
+	}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	s := NewService(cfg)
 	t.Cleanup(s.Close)
 	return s
 }
@@ -173,7 +179,7 @@ func newSlowService(t *testing.T, fake endpoint) *Service {
 func TestExecuteWaitEndsBeforeJobThenGetResultsWaits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newSlowBigQuery(t)
-		s := newSlowService(t, fake)
+		s := newTestService(t, fake)
 		ctx := context.Background()
 
 		start := time.Now()
@@ -242,7 +248,7 @@ func TestExecuteWaitEndsBeforeJobThenGetResultsWaits(t *testing.T) {
 func TestExecuteReportsProgressWhileWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newSlowBigQuery(t)
-		s := newSlowService(t, fake)
+		s := newTestService(t, fake)
 		var mu sync.Mutex
 		var reports []job.Progress
 		ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) {
@@ -276,7 +282,7 @@ func TestExecuteReportsProgressWhileWaiting(t *testing.T) {
 func TestExecuteWithoutProgressSkipsJobsGet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newSlowBigQuery(t)
-		s := newSlowService(t, fake)
+		s := newTestService(t, fake)
 		time.AfterFunc(700*time.Millisecond, fake.finish)
 		if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT n FROM slow", WaitSeconds: 5}); err != nil {
 			t.Fatalf("Execute: %v", err)
@@ -293,7 +299,7 @@ func TestProgressKeepsItsPaceWhenPollsAnswerEarly(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fake := newSlowBigQuery(t)
 		fake.pollMs = 50
-		s := newSlowService(t, fake)
+		s := newTestService(t, fake)
 		var mu sync.Mutex
 		reports := 0
 		ctx := job.WithProgress(context.Background(), func(context.Context, job.Progress) {
