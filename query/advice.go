@@ -504,10 +504,11 @@ func (s *Service) checkRequiredFilters(ctx context.Context, r *request) error {
 	return nil
 }
 
-// clock is the Service's clock: time.Now unless a test fixed it.
+// clock is the Service's clock: time.Now unless a test fixed it
+// (Config.now).
 func (s *Service) clock() time.Time {
-	if s.now != nil {
-		return s.now()
+	if s.cfg.now != nil {
+		return s.cfg.now()
 	}
 	return time.Now()
 }

@@ -171,7 +171,7 @@ func NewService(cfg Config) *Service {
 	}
 	cfg.Limits = cfg.Limits.WithDefaults()
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
-		verdicts: newVerdicts(), views: newViewCache(), now: cfg.now}
+		verdicts: newVerdicts(), views: newViewCache()}
 	s.jobs = s.newRunner(cfg)
 	return s
 }

@@ -56,9 +56,6 @@ type Service struct {
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]
 	partitionsOnce sync.Once
-	// now is the clock advice counts recent partitions by (Config.now):
-	// nil for time.Now.
-	now func() time.Time
 	// jobs starts, waits for, settles, follows, finds and cancels every
 	// job (package job); NewService builds it from the finished config.
 	jobs *job.Runner
