@@ -70,7 +70,9 @@ func TestExecuteSQLWaitSecondsLeavesJobRunning(t *testing.T) {
 // A host that sends a progressToken hears notifications/progress from the
 // real binary over stdio while execute_sql waits for a running job. The
 // first report comes when jobs.query, asked to wait at most 5 s for such a
-// client, answers that the job still runs: the wait must be longer.
+// client, answers that the job still runs: the wait must be longer, by
+// enough for a loaded machine (at load 11 on 2 cores, a 7 s wait ended
+// before the 5 s answer came back).
 func TestProgressNotificationsOverStdio(t *testing.T) {
 	for _, protocol := range protocolVersions {
 		t.Run("protocol="+protocol, func(t *testing.T) {
@@ -95,7 +97,7 @@ func TestProgressNotificationsOverStdio(t *testing.T) {
 			}
 			t.Cleanup(func() { cs.Close() })
 
-			params := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT 1 AS n /* hold */", "waitSeconds": 7, "timeoutSeconds": 30}}
+			params := &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT 1 AS n /* hold */", "waitSeconds": 10, "timeoutSeconds": 30}}
 			params.SetProgressToken("long-query")
 			res, err := cs.CallTool(ctx, params)
 			if err != nil || res.IsError {
