@@ -68,17 +68,25 @@ type Usage struct {
 	Jobs           int64 `json:"jobs"`
 	BytesProcessed int64 `json:"bytesProcessed"`
 	BytesBilled    int64 `json:"bytesBilled"`
-	// MicroUSD is what the jobs cost in millionths of a dollar, for the
-	// dollar budget. A settlement that leaves it 0 is priced by the
-	// budget: its Job by USDLimit.Job, else its bytes billed at the hold
-	// price (USDLimit.Price).
+	// MicroUSD is what the jobs cost in millionths of a dollar, each at
+	// its own price: what the dollar budget counts and what usage reports
+	// as the session's and the day's cost, kept whether or not a dollar
+	// limit is set. A settlement that leaves it 0 is priced by the
+	// ledger's USDLimit: its Job by USDLimit.Job, else its bytes billed
+	// at USDLimit.Price.
 	MicroUSD int64 `json:"-"`
+	// Unpriced counts the jobs whose cost is unknown (editions billing
+	// without their slot time): they add nothing to MicroUSD, and usage
+	// says how many were left out.
+	Unpriced int64 `json:"-"`
 	// Job, set only on a Settle, is the settled job for the principal's
 	// list of last jobs (RecentJobs); nil adds nothing to it.
 	Job *FinishedJob `json:"-"`
 }
 
-// USDLimit is a dollar budget per principal per UTC day
+// USDLimit is the ledger's dollars: how it prices every job it counts
+// (the session's and the day's cost usage reports, whether or not a limit
+// is set) and the dollar budget per principal per UTC day
 // (--max-usd-per-day), kept next to the bytes budgets and enforced the
 // same way: a query holds its estimate, priced, until its job's cost
 // replaces the hold.
@@ -87,26 +95,43 @@ type USDLimit struct {
 	PerDay float64
 	// Price is what bytes cost in millionths of a dollar: an estimate's
 	// hold, and a settlement's cost when it gives none (the server's
-	// on-demand price at --location). Nil or zero under editions: a hold
-	// then counts no dollars (the cost is known only after the run), and
-	// the limit refuses once the day's spend has reached it.
-	Price func(bytes int64) int64
+	// on-demand price at --location); ok false when bytes set no price
+	// (editions). Nil prices nothing. Without a price a hold counts no
+	// dollars (the cost is known only after the run), and the limit
+	// refuses once the day's spend has reached it.
+	Price func(bytes int64) (microUSD int64, ok bool)
 	// Job prices a settled job at its own location's price, or its slot
 	// time under editions (ok false: unknown, priced at Price).
 	Job func(j FinishedJob) (microUSD int64, ok bool)
 }
 
-// cost is what a settlement charges the dollar budget (Usage.MicroUSD).
-func (l USDLimit) cost(u Usage) int64 {
+// cost is what a settlement charges (Usage.MicroUSD): the cost it gives,
+// else its job's own price, else its bytes billed at Price; ok is false
+// when none of them knows it.
+func (l USDLimit) cost(u Usage) (microUSD int64, ok bool) {
 	if u.MicroUSD != 0 {
-		return u.MicroUSD
+		return u.MicroUSD, true
 	}
 	if u.Job != nil && l.Job != nil {
 		if m, ok := l.Job(*u.Job); ok {
-			return m
+			return m, true
 		}
 	}
-	return l.hold(u.BytesBilled)
+	if l.Price == nil {
+		return 0, false
+	}
+	return l.Price(max(u.BytesBilled, 0))
+}
+
+// priced is a settlement's u with its cost: MicroUSD, or its jobs counted
+// as Unpriced when the cost is unknown.
+func (l USDLimit) priced(u Usage) Usage {
+	m, ok := l.cost(u)
+	u.MicroUSD, u.Unpriced = m, 0
+	if !ok {
+		u.Unpriced = u.Jobs
+	}
+	return u
 }
 
 // perDayMicro is the limit in millionths of a dollar.
@@ -117,7 +142,8 @@ func (l USDLimit) hold(bytes int64) int64 {
 	if l.Price == nil || bytes <= 0 {
 		return 0
 	}
-	return l.Price(bytes)
+	m, _ := l.Price(bytes)
+	return m
 }
 
 // usdLeft is what may still be spent today under a dollar limit of
@@ -316,7 +342,7 @@ func (b *Budget) Settle(id string, u Usage) bool {
 	a := b.account(r.principal)
 	a.reserved -= r.bytes
 	a.reservedMicroUSD -= r.microUSD
-	u.MicroUSD = b.usd.cost(u)
+	u = b.usd.priced(u)
 	a.charge(u)
 	if u.Job != nil {
 		j := *u.Job
@@ -374,6 +400,7 @@ func (a *account) charge(u Usage) {
 		x.BytesProcessed += u.BytesProcessed
 		x.BytesBilled += u.BytesBilled
 		x.MicroUSD += u.MicroUSD
+		x.Unpriced += u.Unpriced
 	}
 }
 
@@ -390,9 +417,12 @@ type Report struct {
 	// Left is the most the next queries may be billed (absent: no limit).
 	Left *int64 `json:"leftBytes,omitempty"`
 	// DayLimitUSD is the dollar budget per UTC day (absent: none);
-	// LeftUSD what is left of it after today's jobs, each at its own
-	// price, and what running queries hold.
+	// ReservedUSD what running queries hold of it (their estimates,
+	// priced); LeftUSD what is left of it after today's jobs, each at its
+	// own price, and the holds. Today's cost + ReservedUSD + LeftUSD is
+	// the limit, unless the spend passed it (LeftUSD is never negative).
 	DayLimitUSD float64  `json:"dayLimitUSD,omitempty"`
+	ReservedUSD *float64 `json:"reservedUSD,omitempty"`
 	LeftUSD     *float64 `json:"leftUSD,omitempty"`
 	// reservedMicroUSD is what running queries hold of the dollar budget.
 	reservedMicroUSD int64
@@ -404,8 +434,8 @@ func (r *Report) withUSD(l USDLimit, spent, held int64) {
 	if left < 0 {
 		return
 	}
-	usd := float64(left) / 1e6
-	r.DayLimitUSD, r.LeftUSD = l.PerDay, &usd
+	usd, heldUSD := float64(left)/1e6, float64(max(held, 0))/1e6
+	r.DayLimitUSD, r.ReservedUSD, r.LeftUSD = l.PerDay, &heldUSD, &usd
 }
 
 // Report returns principal's spending.

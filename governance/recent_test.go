@@ -16,7 +16,7 @@ func TestRecentJobsContract(t *testing.T) {
 	for _, be := range backends {
 		t.Run(be.name, func(t *testing.T) {
 			c := &clock{now: redistest.Today(t, 10)}
-			st, other := be.build(t, 0, 1<<40, c)
+			st, other := be.build(t, bytesLimits(0, 1<<40), USDLimit{}, c)
 			ctx := context.Background()
 			settle := func(p, id string) {
 				t.Helper()

@@ -16,16 +16,25 @@ package governance
 // Keys (P is the prefix, H the first 16 hex digits of the principal's
 // SHA-256, so no e-mail or token ever becomes a key name):
 //
-//	P{H}:acct         hash: the session's jobs, bytes processed and billed (s_*)
-//	                  and what running jobs hold (held); 48 h after last use
-//	P{H}:day:DATE     hash: the UTC day's jobs, processed, billed; ends with the day (+1 h)
-//	P{H}:holds        hash: reservation ID → bytes held
+//	P{H}:acct         hash: the session's jobs, bytes processed and billed,
+//	                  micro-USD and jobs of unknown cost (s_*), and what
+//	                  running jobs hold (held, heldusd); 48 h after last use
+//	P{H}:day:DATE     hash: the UTC day's jobs, processed, billed, micro-USD
+//	                  (usd) and jobs of unknown cost (unpriced); ends with
+//	                  the day (+1 h)
+//	P{H}:holds        hash: reservation ID → "bytes:micro-USD" held
 //	P{H}:holdexp      sorted set: reservation ID → when the hold lapses (25 h)
 //	P{H}:ended        sorted set: held reservation ID → when it is forgotten,
 //	                  25 h after it was settled, released or lapsed
 //	P{H}:done:ID      marker of an unheld reservation already charged (25 h)
 //	Pjob:JOBID        hash: the job record (principal, location, verdict,
 //	                  reservation, start); 48 h, served for 24 h
+//
+// Fields are only ever added to these hashes, and a field that is absent
+// reads 0: instances of different versions can share one Redis during a
+// rolling deploy. A job settled by a version that did not write a cost
+// field (s_usd, s_unpriced, unpriced) is in the bytes and jobs but not in
+// the dollars.
 //
 // When Redis cannot be asked, the budget steps fail closed (a retryable
 // UNAVAILABLE that names the store) unless FailOpen is set or no limit is

@@ -100,14 +100,23 @@ func parseReservation(id string) (held bool, tag string, ok bool) {
 const luaCommon = `
 local acct, holds, holdexp, day, ended = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now, dayend, acctttl, endttl = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local function charge(jobs, proc, billed, usd)
+-- charge counts a job's cost in the session's account and the day's;
+-- usd is micro-USD, unpriced the jobs whose cost is unknown.
+local function charge(jobs, proc, billed, usd, unpriced)
   redis.call('HINCRBY', acct, 's_jobs', jobs)
   redis.call('HINCRBY', acct, 's_proc', proc)
   redis.call('HINCRBY', acct, 's_billed', billed)
   redis.call('HINCRBY', day, 'jobs', jobs)
   redis.call('HINCRBY', day, 'proc', proc)
   redis.call('HINCRBY', day, 'billed', billed)
-  if usd > 0 then redis.call('HINCRBY', day, 'usd', usd) end
+  if usd > 0 then
+    redis.call('HINCRBY', acct, 's_usd', usd)
+    redis.call('HINCRBY', day, 'usd', usd)
+  end
+  if unpriced > 0 then
+    redis.call('HINCRBY', acct, 's_unpriced', unpriced)
+    redis.call('HINCRBY', day, 'unpriced', unpriced)
+  end
   redis.call('PEXPIRE', day, math.max(1, dayend - now))
 end
 local function touch()
@@ -146,7 +155,7 @@ end
 local lapsed = redis.call('ZRANGEBYSCORE', holdexp, '-inf', now)
 for _, id in ipairs(lapsed) do
   local b, u = endhold(id)
-  if b then charge(1, b, b, u) end
+  if b then charge(1, b, b, u, 0) end
 end
 redis.call('ZREMRANGEBYSCORE', ended, '-inf', now)
 local function num(key, field) return math.max(0, tonumber(redis.call('HGET', key, field) or '0')) end
@@ -191,7 +200,8 @@ return {1, left, held + bytes, usdleft, heldusd + usd}
 // [6] jobs, [7] bytes processed, [8] billed, [9] "1" for an unheld
 // reservation, [10] the settled job for the principal's list of last
 // jobs ("" for none), [11] that list's length, [12] its TTL (ms), [13]
-// its cost in micro-USD. KEYS[6]
+// its cost in micro-USD, [14] how many of its jobs have no known cost
+// (Usage.Unpriced). KEYS[6]
 // is the marker of an unheld reservation (it lives as long as an ended one
 // is remembered), KEYS[7] the list: written in the same step as the
 // charge, so a job is listed once, when it is charged. A held reservation is charged
@@ -207,7 +217,7 @@ elseif redis.call('HEXISTS', holds, id) == 0 and redis.call('ZSCORE', ended, id)
 else
   endhold(id)
 end
-charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[13]))
+charge(tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[13]), tonumber(ARGV[14]))
 touch()
 if ARGV[10] ~= '' then
   redis.call('LPUSH', KEYS[7], ARGV[10])
@@ -229,12 +239,15 @@ return 0
 `)
 
 // readScript returns the session's and the day's jobs, processed and
-// billed, what is held, and the day's and the held micro-USD, after
-// lapsed holds are charged.
+// billed, what is held, the day's and the held micro-USD, and the
+// session's micro-USD, unpriced jobs and the day's unpriced jobs, after
+// lapsed holds are charged. A field an older version did not write
+// (s_usd, s_unpriced, unpriced) reads 0.
 var readScript = redis.NewScript(luaCommon + `
 return {num(acct, 's_jobs'), num(acct, 's_proc'), num(acct, 's_billed'),
   num(day, 'jobs'), num(day, 'proc'), num(day, 'billed'), num(acct, 'held'),
-  num(day, 'usd'), num(acct, 'heldusd')}
+  num(day, 'usd'), num(acct, 'heldusd'),
+  num(acct, 's_usd'), num(acct, 's_unpriced'), num(day, 'unpriced')}
 `)
 
 func (k budgetKeys) list(extra ...string) []string {
@@ -382,7 +395,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 	if !ok {
 		return false, nil
 	}
-	u.MicroUSD = r.usd().cost(u)
+	u = r.usd().priced(u)
 	settle := func(ctx context.Context) (bool, error) {
 		var done bool
 		err := r.step(ctx, "settle", func(ctx context.Context) error {
@@ -393,7 +406,7 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 				unheld = "1"
 			}
 			n, err := settleScript.Run(ctx, r.client, k.list(r.cfg.StatePrefix+"{"+tag+"}:done:"+reservation, r.recentKey(tag)),
-				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds(), u.MicroUSD)...).Int64()
+				k.args(now, reservation, u.Jobs, u.BytesProcessed, u.BytesBilled, unheld, encodeFinished(u, now), MaxRecentJobs, r.cfg.JobTTL.Milliseconds(), u.MicroUSD, u.Unpriced)...).Int64()
 			done = n == 1
 			return err
 		})
@@ -435,10 +448,11 @@ func (r *Redis) read(ctx context.Context, principal string) (Report, error) {
 		if err != nil {
 			return err
 		}
-		if len(v) != 9 {
+		if len(v) != 12 {
 			return fmt.Errorf("read script answered %v", v)
 		}
-		rep = Report{Session: Usage{Jobs: v[0], BytesProcessed: v[1], BytesBilled: v[2]}, Today: Usage{Jobs: v[3], BytesProcessed: v[4], BytesBilled: v[5], MicroUSD: v[7]},
+		rep = Report{Session: Usage{Jobs: v[0], BytesProcessed: v[1], BytesBilled: v[2], MicroUSD: v[9], Unpriced: v[10]},
+			Today:    Usage{Jobs: v[3], BytesProcessed: v[4], BytesBilled: v[5], MicroUSD: v[7], Unpriced: v[11]},
 			Reserved: v[6], reservedMicroUSD: v[8]}
 		return nil
 	})

@@ -31,12 +31,18 @@ func (c *clock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// backend builds State with the given limits on a clock; shared returns a
-// second State that sees the same budgets and jobs (another instance of
-// the fleet), or the same one where there is only one process.
+// backend builds State with the given limits and dollar pricing on a
+// clock; shared returns a second State that sees the same budgets and jobs
+// (another instance of the fleet), or the same one where there is only
+// one process.
 type backend struct {
 	name  string
-	build func(t *testing.T, perSession, perDay int64, c *clock) (st State, shared func() State)
+	build func(t *testing.T, l Limits, usd USDLimit, c *clock) (st State, shared func() State)
+}
+
+// bytesLimits are the bytes budgets per session and per day, nothing else.
+func bytesLimits(perSession, perDay int64) Limits {
+	return Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}
 }
 
 // redisServer is the one redis-server of this test binary's contract
@@ -127,18 +133,18 @@ func newRedisStateOn(t *testing.T, prefix string, cfg RedisConfig) *Redis {
 }
 
 var backends = []backend{
-	{"memory", func(t *testing.T, perSession, perDay int64, c *clock) (State, func() State) {
-		b := NewBudget(Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay})
+	{"memory", func(t *testing.T, l Limits, usd USDLimit, c *clock) (State, func() State) {
+		b := NewBudget(l).WithUSDPerDay(usd)
 		b.now = c.Now
 		js := NewJobStore(JobStoreConfig{})
 		js.now = c.Now
 		m := NewMemory(b, js)
 		return m, func() State { return m }
 	}},
-	{"redis", func(t *testing.T, perSession, perDay int64, c *clock) (State, func() State) {
+	{"redis", func(t *testing.T, l Limits, usd USDLimit, c *clock) (State, func() State) {
 		srv := sharedRedis(t)
 		prefix := fmt.Sprintf("test%d:", prefixes.Add(1))
-		cfg := RedisConfig{Limits: Limits{MaxBytesPerSession: perSession, MaxBytesPerDay: perDay}, Now: c.Now}
+		cfg := RedisConfig{Limits: l, USD: usd, Now: c.Now}
 		st := newRedisState(t, srv.Addr(), prefix, cfg)
 		return st, func() State { return newRedisState(t, srv.Addr(), prefix, cfg) }
 	}},
@@ -146,8 +152,8 @@ var backends = []backend{
 
 // TestStateContract holds every backend to the same behaviour: the
 // reservation arithmetic, once-only settle and release, the UTC day, the
-// unlimited ledger, job records and their expiry, and atomic reservations
-// from many callers (on Redis, from two instances).
+// unlimited ledger, job records and their expiry, atomic reservations
+// from many callers (on Redis, from two instances), and what jobs cost.
 func TestStateContract(t *testing.T) {
 	for _, be := range backends {
 		t.Run(be.name, func(t *testing.T) {
@@ -155,13 +161,14 @@ func TestStateContract(t *testing.T) {
 			t.Run("unlimited", func(t *testing.T) { contractUnlimited(t, be) })
 			t.Run("jobs", func(t *testing.T) { contractJobs(t, be) })
 			t.Run("parallel", func(t *testing.T) { contractParallel(t, be) })
+			t.Run("costs", func(t *testing.T) { contractCosts(t, be) })
 		})
 	}
 }
 
 func contractReservations(t *testing.T, be backend) {
 	c := &clock{now: redistest.Today(t, 23)}
-	st, other := be.build(t, 300, 100, c)
+	st, other := be.build(t, bytesLimits(300, 100), USDLimit{}, c)
 	ctx := context.Background()
 	if !st.Limited() {
 		t.Fatal("Limited = false with limits")
@@ -232,7 +239,7 @@ func contractReservations(t *testing.T, be backend) {
 
 func contractUnlimited(t *testing.T, be backend) {
 	c := &clock{now: redistest.Today(t, 10)}
-	st, other := be.build(t, 0, 0, c)
+	st, other := be.build(t, Limits{}, USDLimit{}, c)
 	ctx := context.Background()
 	if st.Limited() {
 		t.Fatal("Limited = true without limits")
@@ -251,7 +258,7 @@ func contractUnlimited(t *testing.T, be backend) {
 
 func contractJobs(t *testing.T, be backend) {
 	c := &clock{now: redistest.Today(t, 10)}
-	st, other := be.build(t, 0, 0, c)
+	st, other := be.build(t, Limits{}, USDLimit{}, c)
 	ctx := context.Background()
 	rec := JobRecord{ID: "job_" + be.name, Principal: "token:1", Location: "EU", ThroughView: true, Reservation: "h.0123456789abcdef.x"}
 	if err := st.RecordJob(ctx, rec); err != nil {
@@ -278,7 +285,7 @@ func contractJobs(t *testing.T, be backend) {
 func contractParallel(t *testing.T, be backend) {
 	const budget, each, callers = 1000, 70, 200
 	c := &clock{now: redistest.Today(t, 10)}
-	a, other := be.build(t, 0, budget, c)
+	a, other := be.build(t, bytesLimits(0, budget), USDLimit{}, c)
 	states := []State{a, other()}
 	ctx := context.Background()
 	var granted atomic.Int64

@@ -3,6 +3,7 @@ package governance
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,28 +86,22 @@ func TestUSDBudgetContract(t *testing.T) {
 }
 
 // usdStates builds memory and Redis states (the second func gives another
-// instance on the same state) with a dollar a day per principal, where a
-// byte costs a millionth of a dollar at the hold price and a job at its
-// own location four times that.
+// instance on the same state) with a dollar a day per principal, priced
+// by testPricing.
 func usdStates() map[string]func(t *testing.T, c *clock) (State, func() State) {
-	limit := USDLimit{Price: func(b int64) int64 { return b },
-		Job: func(j FinishedJob) (int64, bool) { return 4 * j.BytesBilled, j.Location != "" }}
-	return map[string]func(t *testing.T, c *clock) (State, func() State){
-		"memory": func(t *testing.T, c *clock) (State, func() State) {
-			b := NewBudget(Limits{MaxUSDPerDay: 1}).WithUSDPerDay(limit)
-			b.now = c.Now
-			m := NewMemory(b, nil)
-			return m, func() State { return m }
-		},
-		"redis": func(t *testing.T, c *clock) (State, func() State) {
-			srv := sharedRedis(t)
-			prefix := fmt.Sprintf("usd%d:", prefixes.Add(1))
-			cfg := RedisConfig{Limits: Limits{MaxUSDPerDay: 1}, USD: limit, Now: c.Now}
-			st := newRedisState(t, srv.Addr(), prefix, cfg)
-			return st, func() State { return newRedisState(t, srv.Addr(), prefix, cfg) }
-		},
+	out := map[string]func(t *testing.T, c *clock) (State, func() State){}
+	for _, be := range backends {
+		out[be.name] = func(t *testing.T, c *clock) (State, func() State) {
+			return be.build(t, Limits{MaxUSDPerDay: 1}, testPricing, c)
+		}
 	}
+	return out
 }
+
+// testPricing makes a byte cost a millionth of a dollar at the hold price
+// and a job with a location four times that.
+var testPricing = USDLimit{Price: func(b int64) (int64, bool) { return b, true },
+	Job: func(j FinishedJob) (int64, bool) { return 4 * j.BytesBilled, j.Location != "" }}
 
 // TestUSDBudgetHoldsUnderParallelCalls: 40 queries of $0.10 each, sent at
 // once by one principal through two instances, get exactly ten holds from
@@ -133,5 +128,127 @@ func TestUSDBudgetHoldsUnderParallelCalls(t *testing.T) {
 				t.Errorf("%d holds of $0.10 admitted from $1, want 10", got)
 			}
 		})
+	}
+}
+
+// contractCosts: the ledger keeps what each job cost at its own price, in
+// micro-USD, for the session and the day, whether or not a dollar limit is
+// set; a job whose cost is unknown (editions without its slot time) is
+// counted apart, not as free; another instance reads the same sums; a new
+// UTC day starts the day's afresh while the session's go on; and with a
+// limit, today's cost, the holds and what is left add up to it.
+func contractCosts(t *testing.T, be backend) {
+	ctx := context.Background()
+	settle := func(t *testing.T, st State, p string, u Usage) {
+		t.Helper()
+		r, err := st.Reserve(ctx, p, u.BytesBilled)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := st.Settle(ctx, r, u); !ok || err != nil {
+			t.Fatalf("Settle = %v, %v", ok, err)
+		}
+	}
+	t.Run("on-demand", func(t *testing.T) {
+		c := &clock{now: redistest.Today(t, 10)}
+		st, other := be.build(t, Limits{}, testPricing, c)
+		if st.Limited() {
+			t.Fatal("Limited = true with prices but no limit")
+		}
+		// At its own location: 4 µ$ a byte; without a job: the hold
+		// price, 1 µ$ a byte; a cost the settlement gives wins.
+		settle(t, st, "alice", Usage{Jobs: 1, BytesBilled: 100, Job: &FinishedJob{ID: "eu", Location: "EU", BytesBilled: 100}})
+		settle(t, other(), "alice", Usage{Jobs: 1, BytesBilled: 50})
+		settle(t, st, "alice", Usage{Jobs: 1, BytesBilled: 10, MicroUSD: 7})
+		settle(t, st, "bob", Usage{Jobs: 1, BytesBilled: 1000})
+		r, err := other().Report(ctx, "alice")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Session.MicroUSD != 457 || r.Today.MicroUSD != 457 || r.Session.Unpriced != 0 || r.Today.Jobs != 3 || r.LeftUSD != nil || r.ReservedUSD != nil {
+			t.Errorf("alice's report = %+v, want 457 µ$ this session and today, no dollar limit", r)
+		}
+		c.Add(24 * time.Hour)
+		if r, _ := st.Report(ctx, "alice"); r.Session.MicroUSD != 457 || r.Today.MicroUSD != 0 {
+			t.Errorf("report on the next day = %+v, want 457 µ$ this session, 0 today", r)
+		}
+		if r, _ := st.Report(ctx, "bob"); r.Session.MicroUSD != 1000 {
+			t.Errorf("bob's report = %+v, want his own 1000 µ$", r)
+		}
+	})
+	t.Run("editions", func(t *testing.T) {
+		c := &clock{now: redistest.Today(t, 10)}
+		// Bytes set no price; a job's slot time does, when known.
+		editions := USDLimit{Price: func(int64) (int64, bool) { return 0, false },
+			Job: func(j FinishedJob) (int64, bool) { return j.SlotMs, j.HaveSlotMs }}
+		st, other := be.build(t, Limits{}, editions, c)
+		settle(t, st, "alice", Usage{Jobs: 1, BytesBilled: 100, Job: &FinishedJob{ID: "slots", BytesBilled: 100, SlotMs: 30, HaveSlotMs: true}})
+		settle(t, other(), "alice", Usage{Jobs: 1, BytesBilled: 100, Job: &FinishedJob{ID: "noslots", BytesBilled: 100}})
+		settle(t, st, "alice", Usage{Jobs: 1, BytesBilled: 100})
+		r, _ := other().Report(ctx, "alice")
+		if r.Today.MicroUSD != 30 || r.Session.MicroUSD != 30 || r.Today.Unpriced != 2 || r.Session.Unpriced != 2 || r.Today.Jobs != 3 {
+			t.Errorf("report = %+v, want 30 µ$ from the one job with slot time and 2 jobs unpriced", r)
+		}
+		c.Add(24 * time.Hour)
+		if r, _ := st.Report(ctx, "alice"); r.Today.Unpriced != 0 || r.Session.Unpriced != 2 {
+			t.Errorf("report on the next day = %+v, want 2 unpriced this session, none today", r)
+		}
+	})
+	t.Run("limit", func(t *testing.T) {
+		c := &clock{now: redistest.Today(t, 10)}
+		st, other := be.build(t, Limits{MaxUSDPerDay: 1}, testPricing, c)
+		settle(t, st, "alice", Usage{Jobs: 1, BytesBilled: 100_000, Job: &FinishedJob{ID: "eu", Location: "EU", BytesBilled: 100_000}})
+		if _, err := other().Reserve(ctx, "alice", 200_000); err != nil {
+			t.Fatal(err)
+		}
+		r, _ := st.Report(ctx, "alice")
+		micro := func(usd *float64) int64 {
+			if usd == nil {
+				return -1
+			}
+			return int64(math.Round(*usd * 1e6))
+		}
+		if r.Today.MicroUSD != 400_000 || micro(r.ReservedUSD) != 200_000 || micro(r.LeftUSD) != 400_000 {
+			t.Errorf("report = %+v (reserved %d µ$, left %d µ$), want 400,000 µ$ spent, 200,000 held, 400,000 left", r, micro(r.ReservedUSD), micro(r.LeftUSD))
+		}
+		if sum := r.Today.MicroUSD + micro(r.ReservedUSD) + micro(r.LeftUSD); sum != int64(math.Round(r.DayLimitUSD*1e6)) {
+			t.Errorf("today %d + held %d + left %d = %d µ$, want the limit $%v", r.Today.MicroUSD, micro(r.ReservedUSD), micro(r.LeftUSD), sum, r.DayLimitUSD)
+		}
+	})
+}
+
+// TestRedisReadsAccountsWithoutCosts: during a rolling deploy an older
+// instance shares the Redis and writes accounts without the cost fields
+// (the session's s_usd and s_unpriced, the day's unpriced), and holds
+// without their price. They read as 0, never as an error, and a job this
+// version settles adds its cost beside them.
+func TestRedisReadsAccountsWithoutCosts(t *testing.T) {
+	c := &clock{now: redistest.Today(t, 10)}
+	srv := sharedRedis(t)
+	st := newRedisState(t, srv.Addr(), fmt.Sprintf("old%d:", prefixes.Add(1)), RedisConfig{Limits: Limits{MaxUSDPerDay: 1}, USD: testPricing, Now: c.Now})
+	ctx := context.Background()
+	k := st.keys(principalTag("alice"))
+	// What an older instance left: two jobs settled, one still held.
+	if err := st.client.HSet(ctx, k.acct, "s_jobs", 2, "s_proc", 300, "s_billed", 300, "held", 40).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.client.HSet(ctx, k.day, "jobs", 2, "proc", 300, "billed", 300).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.client.HSet(ctx, k.holds, "h."+k.tag+".old", "40").Err(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := st.Report(ctx, "alice")
+	if err != nil {
+		t.Fatalf("Report of an older account = %v", err)
+	}
+	if r.Session.Jobs != 2 || r.Session.MicroUSD != 0 || r.Session.Unpriced != 0 || r.Today.MicroUSD != 0 || r.Today.Unpriced != 0 || r.Reserved != 40 {
+		t.Errorf("report = %+v, want the older jobs with no cost", r)
+	}
+	if ok, err := st.Settle(ctx, "h."+k.tag+".old", Usage{Jobs: 1, BytesBilled: 40}); !ok || err != nil {
+		t.Fatalf("Settle of an older hold = %v, %v", ok, err)
+	}
+	if r, _ := st.Report(ctx, "alice"); r.Session.Jobs != 3 || r.Session.MicroUSD != 40 || r.Today.MicroUSD != 40 || r.Reserved != 0 {
+		t.Errorf("report after settling the older hold = %+v, want 40 µ$ this session and today", r)
 	}
 }

@@ -47,7 +47,7 @@ type Config struct {
 	ExportGCS string
 	// State keeps each caller's spending, limits (--max-bytes-per-*) and
 	// reservations, and the records of who started which job. Nil: an
-	// in-memory state without limits.
+	// in-memory state without limits that prices jobs by LedgerPricing.
 	State governance.State
 	// MultiPrincipal is set when the server may serve more than one
 	// principal (HTTP with client authentication): the job tools then
@@ -166,10 +166,10 @@ func NewService(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.State == nil {
-		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
-	}
 	cfg.Limits = cfg.Limits.WithDefaults()
+	if cfg.State == nil {
+		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}).WithUSDPerDay(cfg.LedgerPricing(cfg.Location)), nil)
+	}
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
 		verdicts: newVerdicts(), views: newViewCache()}
 	s.jobs = s.newRunner(cfg)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
 // price is what a job in location costs, by the operator's pricing flags
@@ -11,6 +12,26 @@ import (
 // --price-per-tib; --billing editions and --slot-hour-price).
 func (s *Service) price(location string) cost.Price {
 	return s.cfg.Prices().For(location)
+}
+
+// LedgerPricing is how the governance ledger prices what it counts, by
+// the operator's pricing flags: each settled job at its own location's
+// on-demand price, or its slot time under editions (unknown without it),
+// as the job's own answer prices it; a query's estimate held, and a
+// charge that names no job (search_columns' lookups, advice), at the
+// on-demand price of location (the server's --location; under editions
+// no price: the cost is known only after the run). The state sets the
+// limit (Limits.MaxUSDPerDay); usage's costs come from these prices
+// whether or not one is set.
+func (l Limits) LedgerPricing(location string) governance.USDLimit {
+	prices := l.Prices()
+	at := prices.For(location)
+	return governance.USDLimit{
+		Price: func(bytes int64) (int64, bool) { return at.MicroUSD(bytes, 0, false) },
+		Job: func(j governance.FinishedJob) (int64, bool) {
+			return prices.For(j.Location).MicroUSD(j.BytesBilled, j.SlotMs, j.HaveSlotMs)
+		},
+	}
 }
 
 // jobCost prices a finished job in location: its bytes billed on demand,

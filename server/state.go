@@ -26,7 +26,7 @@ const stateCheckTimeout = 3 * time.Second
 func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, tel *observability.Telemetry, log *slog.Logger) (governance.State, *governance.Redis, error) {
 	gov := cfg.Governance
 	if !governance.IsRedisURL(gov.State) {
-		budget := governance.NewBudget(gov.Limits).WithUSDPerDay(usdLimit(cfg))
+		budget := governance.NewBudget(gov.Limits).WithUSDPerDay(cfg.LedgerPricing(cfg.Location))
 		jobs := governance.NewJobStore(governance.JobStoreConfig{OnEvict: func() {
 			if tel != nil {
 				tel.JobRecordEvicted(context.Background())
@@ -40,7 +40,7 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 	}
 	st := governance.NewRedis(governance.RedisConfig{
 		Client: client, StatePrefix: gov.StatePrefix, Limits: gov.Limits, StateFailOpen: gov.StateFailOpen,
-		USD: usdLimit(cfg),
+		USD: cfg.LedgerPricing(cfg.Location),
 		Do: func(ctx context.Context, fn func(context.Context) error) error {
 			return runner.Do(ctx, resilience.State, resilience.StateScope, fn)
 		},
@@ -58,24 +58,6 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 			"state", governance.RedactURL(gov.State), "error", bqerr.Redact(err.Error()))
 	}
 	return st, st, nil
-}
-
-// usdLimit is --max-usd-per-day, holding a query's estimate at the
-// on-demand price of --location (under editions nothing: the cost is
-// known only after the run), and charging each job at its own location's
-// price (its slot time under editions).
-func usdLimit(cfg Config) governance.USDLimit {
-	prices := cfg.Prices()
-	price := prices.For(cfg.Location)
-	return governance.USDLimit{PerDay: cfg.Governance.MaxUSDPerDay,
-		Price: func(bytes int64) int64 {
-			micro, _ := price.MicroUSD(bytes, 0, false)
-			return micro
-		},
-		Job: func(j governance.FinishedJob) (int64, bool) {
-			return prices.For(j.Location).MicroUSD(j.BytesBilled, j.SlotMs, j.HaveSlotMs)
-		},
-	}
 }
 
 // stateHooks reports the store's steps and fail-open passes to telemetry.
