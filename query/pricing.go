@@ -29,9 +29,17 @@ func (l Limits) LedgerPricing(location string) governance.USDLimit {
 	return governance.USDLimit{
 		Price: func(bytes int64) (int64, bool) { return at.MicroUSD(bytes, 0, false) },
 		Job: func(j governance.FinishedJob) (int64, bool) {
-			return prices.For(j.Location).MicroUSD(j.BytesBilled, j.SlotMs, j.HaveSlotMs)
+			return prices.For(j.Location).MicroUSD(j.BytesBilled, j.SlotMs, slotTimeKnown(j.SlotMs, j.HaveSlotMs, j.CacheHit))
 		},
 	}
+}
+
+// slotTimeKnown is whether a finished job's slot time is BigQuery's word,
+// by the rule every answer prices a job by: the statistics were read
+// (haveSlotMs) and gave some, or the cache answered (no slot time used);
+// a zero otherwise is the totalSlotMs BigQuery did not give.
+func slotTimeKnown(slotMs int64, haveSlotMs, cacheHit bool) bool {
+	return haveSlotMs && (slotMs > 0 || cacheHit)
 }
 
 // jobCost prices a finished job in location: its bytes billed on demand,

@@ -210,8 +210,9 @@ func TestGetResultsWithoutBytesBilledHasNoCost(t *testing.T) {
 	}
 }
 
-// usage prices the caller's bytes billed at --location's price, and says
-// under editions that the ledger holds no slot time.
+// usage reports what the caller's jobs cost, each at its own location's
+// price (here --location's), with --location's price; under editions each
+// job at its slot time, and the note says which jobs had none.
 func TestUsageReportsDollars(t *testing.T) {
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -225,7 +226,7 @@ func TestUsageReportsDollars(t *testing.T) {
 	} {
 		s := newPricedService(t, &priceBigQuery{location: c.location, bytes: tib}, false, func(cfg *Config) {
 			cfg.Location = c.location
-			cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
+			cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}).WithUSDPerDay(cfg.LedgerPricing(c.location)), nil)
 		})
 		for range 2 {
 			if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
@@ -240,18 +241,31 @@ func TestUsageReportsDollars(t *testing.T) {
 			t.Errorf("--location %q: usage %+v, want $%v at %+v", c.location, u, c.usd, c.want)
 		}
 	}
-	s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib, slotMs: 3_600_000}, true, func(c *Config) {
-		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
-	})
-	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
-		t.Fatal(err)
-	}
-	u, err := s.Usage(ctx, UsageInput{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if u.Price.Billing != cost.Editions || u.SessionCostUSD != 0 || u.Session.BytesBilled != tib || !strings.Contains(u.Note, "slot time") {
-		t.Errorf("editions usage %+v, want no dollars and a note", u)
+	for _, c := range []struct {
+		slotMs   int64
+		usd      float64
+		unpriced int64
+		note     string
+	}{
+		{3_600_000, 0.06, 0, "priced by its slot time at $0.06/slot-hour"},
+		{0, 0, 1, "1 of this session's jobs (1 today) are not in the costs: their cost is unknown (editions billing: BigQuery gave no slot time"},
+	} {
+		s := newPricedService(t, &priceBigQuery{location: "US", bytes: tib, slotMs: c.slotMs}, true, func(cfg *Config) {
+			cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}).WithUSDPerDay(cfg.LedgerPricing("US")), nil)
+		})
+		if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"}); err != nil {
+			t.Fatal(err)
+		}
+		u, err := s.Usage(ctx, UsageInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Price.Billing != cost.Editions || u.SessionCostUSD != c.usd || u.TodayCostUSD != c.usd || u.Session.BytesBilled != tib || u.Session.Unpriced != c.unpriced || !strings.Contains(u.Note, c.note) {
+			t.Errorf("editions usage with %d slot-ms: %+v, want $%v and a note %q", c.slotMs, u, c.usd, c.note)
+		}
+		if len(u.LastJobs) != 1 || (u.LastJobs[0].CostUSD == nil) != (c.unpriced == 1) {
+			t.Errorf("lastJobs %+v: want a cost exactly when the job's slot time is known", u.LastJobs)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
@@ -16,15 +17,24 @@ type UsageInput struct{}
 // UsageOutput is what the caller's queries cost on this server instance.
 type UsageOutput struct {
 	governance.Report
-	// SessionCostUSD and TodayCostUSD price the bytes billed on demand at
-	// Price: the price of --location, since the ledger keeps bytes, not
-	// where each job ran. Under editions they are 0, as is PricePerTiBUSD,
-	// and Note says why: the ledger keeps no slot time.
-	SessionCostUSD float64    `json:"sessionCostUSD"`
-	TodayCostUSD   float64    `json:"todayCostUSD"`
+	// SessionCostUSD and TodayCostUSD are what the session's and the day's
+	// jobs cost, each at its own price as its own answer gives it (its
+	// location's on-demand price, or its slot time under editions), to the
+	// millionth of a dollar, summed by the ledger as each job settles: the
+	// dollar budget's own figures, so that with --max-usd-per-day today's
+	// cost + reservedUSD + leftUSD is dayLimitUSD (unless the spend passed
+	// it). Running queries are not in them until they end. A job whose cost
+	// is unknown (editions without its slot time) is left out, and Note
+	// says how many were.
+	SessionCostUSD float64 `json:"sessionCostUSD" jsonschema:"What this session's jobs cost, each at its own price (as its own answer gives it), summed as each settled; running queries are not in it. Jobs of unknown cost are left out: note says how many."`
+	TodayCostUSD   float64 `json:"todayCostUSD" jsonschema:"The same for the UTC day's jobs: with a dollar budget, todayCostUSD + reservedUSD + leftUSD = dayLimitUSD."`
+	// PricePerTiBUSD and Price are the price of the server's --location:
+	// what an estimate is held at, and a charge that names no job
+	// (search_columns' lookups, advice); 0 under editions.
 	PricePerTiBUSD float64    `json:"pricePerTiBUSD"`
-	Price          cost.Price `json:"price" jsonschema:"The price the costs are at: billing, location (the server's --location; absent when it has none), perTiBUSD or slotHourUSD, and source."`
-	Note           string     `json:"note,omitempty"`
+	Price          cost.Price `json:"price" jsonschema:"The price at the server's --location (location absent when it has none): what estimates are held at; each job is priced at its own location (lastJobs). billing, perTiBUSD or slotHourUSD, source."`
+	// Note says what the costs leave out, when anything is.
+	Note string `json:"note,omitempty"`
 	// Scope says whose spending this is and where it is kept.
 	Scope string `json:"scope"`
 	// LastJobs are the caller's last settled jobs, newest first.
@@ -62,22 +72,38 @@ func (s *Service) Usage(ctx context.Context, _ UsageInput) (*UsageOutput, error)
 		return nil, bqerr.New(bqerr.Unavailable, "the server's job records could not be read").WithCause(err)
 	}
 	price := s.price(s.cfg.Location)
-	out := &UsageOutput{Report: r, PricePerTiBUSD: price.PerTiBUSD, Price: price, Scope: scope}
-	if usd, ok := price.FromBytes(r.Session.BytesBilled); ok {
-		out.SessionCostUSD = usd
-		out.TodayCostUSD, _ = price.FromBytes(r.Today.BytesBilled)
-	} else {
-		out.Note = "Editions billing: the costs here are 0, since this ledger counts bytes, not slot time; each job's answer (execute_sql, get_job) gives its costUSD."
-	}
+	out := &UsageOutput{Report: r, PricePerTiBUSD: price.PerTiBUSD, Price: price, Scope: scope,
+		SessionCostUSD: microToUSD(r.Session.MicroUSD), TodayCostUSD: microToUSD(r.Today.MicroUSD),
+		Note: usageNote(price, r)}
 	out.LastJobs = s.usageJobs(jobs)
 	return out, nil
+}
+
+// microToUSD is millionths of a dollar in dollars.
+func microToUSD(micro int64) float64 { return float64(micro) / 1e6 }
+
+// usageNote says what usage's costs leave out: the jobs whose cost is
+// unknown, or under editions that each job is priced by its slot time;
+// "" when nothing needs saying.
+func usageNote(p cost.Price, r governance.Report) string {
+	if n := r.Session.Unpriced; n > 0 {
+		why := ""
+		if p.Billing == cost.Editions {
+			why = " (editions billing: BigQuery gave no slot time for them)"
+		}
+		return fmt.Sprintf("%d of this session's jobs (%d today) are not in the costs: their cost is unknown%s.", n, r.Today.Unpriced, why)
+	}
+	if p.Billing == cost.Editions {
+		return fmt.Sprintf("Editions billing: each job is priced by its slot time at $%v/slot-hour, once it ends.", p.SlotHourUSD)
+	}
+	return ""
 }
 
 // usageJobs lists jobs for usage, each priced at its own location.
 func (s *Service) usageJobs(jobs []governance.FinishedJob) []UsageJob {
 	out := make([]UsageJob, 0, len(jobs))
 	for _, j := range jobs {
-		usd, _ := s.jobCost(j.Location, j.BytesBilled, j.SlotMs, j.HaveSlotMs)
+		usd, _ := s.jobCost(j.Location, j.BytesBilled, j.SlotMs, slotTimeKnown(j.SlotMs, j.HaveSlotMs, j.CacheHit))
 		out = append(out, UsageJob{
 			At: j.Ended.UTC().Format(time.RFC3339), Tool: j.Tool, Statement: j.Statement,
 			BytesBilled: j.BytesBilled, CostUSD: usd, CacheHit: j.CacheHit,

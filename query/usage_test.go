@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -76,6 +77,67 @@ func TestUsageLastJobsPerPrincipal(t *testing.T) {
 					if u.Today.Jobs != int64(len(want)) {
 						t.Errorf("%s: today %+v, want %d jobs", who, u.Today, len(want))
 					}
+				}
+			}
+		})
+	}
+}
+
+// usage's costs are each job's at its own price, as the dollar budget
+// counts them: two jobs of 1 TiB, in europe-west2 ($7.82 by
+// --price-per-tib-by-location) and in US ($6.25, the table), on a server
+// whose --location is unset ($5, --price-per-tib), cost $14.07 today, which
+// is also dayLimitUSD - leftUSD with nothing held; in memory, and on Redis
+// shared by the two instances that ran them.
+func TestUsageCostsEachJobAtItsOwnPrice(t *testing.T) {
+	for _, backend := range []string{"memory", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			ctx := context.Background()
+			eu := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: tib}, false)
+			us := newPricedService(t, &priceBigQuery{location: "US", bytes: tib}, false)
+			limits := governance.Limits{MaxUSDPerDay: 100}
+			pricing := eu.cfg.LedgerPricing(eu.cfg.Location)
+			if backend == "redis" {
+				rs := redistest.Start(t)
+				start := redistest.Today(t, 10)
+				for _, s := range []*Service{eu, us} {
+					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), StatePrefix: "cost:", Limits: limits,
+						USD: pricing, Now: func() time.Time { return start }})
+					t.Cleanup(func() { st.Close() })
+					s.cfg.State = st
+				}
+			} else {
+				eu.cfg.State = governance.NewMemory(governance.NewBudget(limits).WithUSDPerDay(pricing), nil)
+				us.cfg.State = eu.cfg.State
+			}
+			var want int64
+			for _, s := range []*Service{eu, us} {
+				out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				micro, _ := s.price(out.Location).MicroUSD(out.BytesBilled, 0, false)
+				want += micro
+			}
+			if want != 14_070_000 {
+				t.Fatalf("the two jobs cost %d µ$ at their own prices, want 14,070,000", want)
+			}
+			for _, s := range []*Service{eu, us} {
+				u, err := s.Usage(ctx, UsageInput{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := int64(math.Round(u.TodayCostUSD * 1e6)); got != want || u.SessionCostUSD != u.TodayCostUSD {
+					t.Errorf("todayCostUSD %v, sessionCostUSD %v; want $%v, each job at its own price", u.TodayCostUSD, u.SessionCostUSD, float64(want)/1e6)
+				}
+				if u.LeftUSD == nil || u.ReservedUSD == nil || *u.ReservedUSD != 0 {
+					t.Fatalf("usage %+v: want leftUSD and nothing held", u)
+				}
+				if spent := int64(math.Round((u.DayLimitUSD - *u.LeftUSD) * 1e6)); spent != want {
+					t.Errorf("dayLimitUSD %v - leftUSD %v = %d µ$, want todayCostUSD's %d", u.DayLimitUSD, *u.LeftUSD, spent, want)
+				}
+				if u.Note != "" {
+					t.Errorf("note %q, want none: every job is priced", u.Note)
 				}
 			}
 		})
