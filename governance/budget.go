@@ -422,7 +422,7 @@ type Report struct {
 	// own price, and the holds. Today's cost + ReservedUSD + LeftUSD is
 	// the limit, unless the spend passed it (LeftUSD is never negative).
 	DayLimitUSD float64  `json:"dayLimitUSD,omitempty"`
-	ReservedUSD *float64 `json:"reservedUSD,omitempty"`
+	ReservedUSD *float64 `json:"reservedUSD,omitempty" jsonschema:"What running queries hold of the dollar budget: their estimates, priced (absent without one)."`
 	LeftUSD     *float64 `json:"leftUSD,omitempty"`
 	// reservedMicroUSD is what running queries hold of the dollar budget.
 	reservedMicroUSD int64

@@ -225,11 +225,15 @@ export interface UsageResult {
   reservedBytes: number;
   leftBytes?: number;
   dayLimitUSD?: number;
+  // What running queries hold of the dollar budget: their estimates, priced (absent without one).
+  reservedUSD?: number;
   leftUSD?: number;
+  // What this session's jobs cost, each at its own price (as its own answer gives it), summed as each settled; running queries are not in it. Jobs of unknown cost are left out: note says how many.
   sessionCostUSD: number;
+  // The same for the UTC day's jobs: with a dollar budget, todayCostUSD + reservedUSD + leftUSD = dayLimitUSD.
   todayCostUSD: number;
   pricePerTiBUSD: number;
-  // The price the costs are at: billing, location (the server's --location; absent when it has none), perTiBUSD or slotHourUSD, and source.
+  // The price at the server's --location (location absent when it has none): what estimates are held at; each job is priced at its own location (lastJobs). billing, perTiBUSD or slotHourUSD, source.
   price: {
     billing: string;
     location?: string;
