@@ -172,8 +172,10 @@ func FormatUSD(micro int64) string {
 	return "$" + strconv.FormatFloat(math.Round(float64(micro)/100)/1e4, 'f', -1, 64)
 }
 
-// WithUSDPerDay prices b's dollar budget per principal per UTC day
-// (Limits.MaxUSDPerDay, which sets l.PerDay) and returns b.
+// WithUSDPerDay prices every job b counts by l (usage's costs, with or
+// without a limit) and its dollar budget per principal per UTC day
+// (Limits.MaxUSDPerDay, which sets l.PerDay), and returns b. Without it
+// no job has a known cost.
 func (b *Budget) WithUSDPerDay(l USDLimit) *Budget {
 	l.PerDay = b.limits.MaxUSDPerDay
 	b.usd = l

@@ -90,8 +90,9 @@ type RedisConfig struct {
 	StatePrefix string
 	// Limits are the limits in bytes billed; zero: none.
 	Limits
-	// USD prices the dollar budget (Limits.MaxUSDPerDay); its PerDay is
-	// set from it.
+	// USD prices every job the ledger counts (usage's costs, with or
+	// without a limit) and the dollar budget (Limits.MaxUSDPerDay, which
+	// sets its PerDay). Zero: no job has a known cost.
 	USD USDLimit
 	// StateFailOpen (--state-fail-open) lets queries run while the store
 	// cannot be asked, without a budget check; their jobs are charged when
