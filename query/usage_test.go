@@ -93,23 +93,31 @@ func TestUsageCostsEachJobAtItsOwnPrice(t *testing.T) {
 	for _, backend := range []string{"memory", "redis"} {
 		t.Run(backend, func(t *testing.T) {
 			ctx := context.Background()
-			eu := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: tib}, false)
-			us := newPricedService(t, &priceBigQuery{location: "US", bytes: tib}, false)
 			limits := governance.Limits{MaxUSDPerDay: 100}
-			pricing := eu.cfg.LedgerPricing(eu.cfg.Location)
+			// Each instance's state, priced as the server prices it: one
+			// memory state for both, or one Redis state each on one Redis.
+			var rs *redistest.Server
 			if backend == "redis" {
-				rs := redistest.Start(t)
-				start := redistest.Today(t, 10)
-				for _, s := range []*Service{eu, us} {
-					st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), StatePrefix: "cost:", Limits: limits,
-						USD: pricing, Now: func() time.Time { return start }})
-					t.Cleanup(func() { st.Close() })
-					s.cfg.State = st
-				}
-			} else {
-				eu.cfg.State = governance.NewMemory(governance.NewBudget(limits).WithUSDPerDay(pricing), nil)
-				us.cfg.State = eu.cfg.State
+				rs = redistest.Start(t)
 			}
+			var mem governance.State
+			priced := func(c *Config) {
+				pricing := c.LedgerPricing(c.Location)
+				if rs == nil {
+					if mem == nil {
+						mem = governance.NewMemory(governance.NewBudget(limits).WithUSDPerDay(pricing), nil)
+					}
+					c.State = mem
+					return
+				}
+				start := redistest.Today(t, 10)
+				st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(&redis.Options{Addr: rs.Addr()}), StatePrefix: "cost:", Limits: limits,
+					USD: pricing, Now: func() time.Time { return start }})
+				t.Cleanup(func() { st.Close() })
+				c.State = st
+			}
+			eu := newPricedService(t, &priceBigQuery{location: "europe-west2", bytes: tib}, false, priced)
+			us := newPricedService(t, &priceBigQuery{location: "US", bytes: tib}, false, priced)
 			var want int64
 			for _, s := range []*Service{eu, us} {
 				out, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT n FROM sales.orders"})
