@@ -10,9 +10,9 @@ import (
 // can never join with its neighbours into a new match.
 const redacted = "[REDACTED]"
 
-// The patterns are compiled once: Redact runs on every error an agent sees
-// and every log line, and RE2 guarantees linear time, so hostile input
-// cannot stall it.
+// The patterns are compiled once, at the first text that is not plain:
+// Redact runs on every error an agent sees and every log line, and RE2
+// guarantees linear time, so hostile input cannot stall it.
 //
 // A secret reaches Redact in many wrappings: raw ("password": "x"), in a
 // Python dict ('password': 'x'), quoted once or twice by Go's %q or by JSON
@@ -44,48 +44,48 @@ const (
 var (
 	// stackRE finds where a Go stack trace starts: a goroutine header, a
 	// Java-style "\tat " frame, or an indented file.go:NN frame line.
-	stackRE = regexp.MustCompile(`goroutine\s|(?m:^\tat |^\t+\S*\.go:\d+)`)
+	stackRE = lazyRegexp(`goroutine\s|(?m:^\tat |^\t+\S*\.go:\d+)`)
 
 	// pemRE matches a private key block; an unterminated block (a message cut
 	// short) is removed to the end of the text. The label (RSA, EC, ...) is
 	// kept to capitals and spaces so it cannot swallow the END marker.
-	pemRE = regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`)
+	pemRE = lazyRegexp(`(?s)-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|\z)`)
 
 	// headerRE matches a credential-carrying header: its quoted value, or
 	// everything after it on its line, whatever the scheme.
-	headerRE = regexp.MustCompile(`(?i)(\b` + headerNames + escQuote + sep + `)(` + quotedValue + `|` + restOfLine + `)`)
+	headerRE = lazyRegexp(`(?i)(\b` + headerNames + escQuote + sep + `)(` + quotedValue + `|` + restOfLine + `)`)
 
 	// bearerRE matches a bearer credential wherever it appears, in any
 	// case, also URL-encoded (Bearer%20…).
-	bearerRE = regexp.MustCompile(`(?i)\b(bearer)(?:\s+|%20|\+)[A-Za-z0-9\-._~+/%]+=*`)
+	bearerRE = lazyRegexp(`(?i)\b(bearer)(?:\s+|%20|\+)[A-Za-z0-9\-._~+/%]+=*`)
 
 	// secretQuotedRE and secretBareRE match the value of a secret-named
 	// field, quoted ("private_key": "...") or bare (access_token=...).
-	secretQuotedRE = regexp.MustCompile(`(?i)(\b` + secretNames + escQuote + sep + `)(` + quotedValue + `)`)
-	secretBareRE   = regexp.MustCompile(`(?i)(\b` + secretNames + escQuote + sep + `)(` + bareValue + `)`)
+	secretQuotedRE = lazyRegexp(`(?i)(\b` + secretNames + escQuote + sep + `)(` + quotedValue + `)`)
+	secretBareRE   = lazyRegexp(`(?i)(\b` + secretNames + escQuote + sep + `)(` + bareValue + `)`)
 
 	// secretEncodedRE matches a secret-named field URL-encoded: the
 	// separator is %3D or %3A, quotes are %22 or %27, and the value ends at
 	// an encoded delimiter (%26 &, %22 ", %2C , %20 space …).
-	secretEncodedRE = regexp.MustCompile(`(?i)(` + secretNames + `(?:%22|%27)?(?:%20|\+)*(?:%3D|%3A)(?:%20|\+)*(?:%22|%27)?)((?:[^%&\s"'<>\\]|%(?:[013-9A-F][0-9A-F]|2[BDEF]))+)`)
+	secretEncodedRE = lazyRegexp(`(?i)(` + secretNames + `(?:%22|%27)?(?:%20|\+)*(?:%3D|%3A)(?:%20|\+)*(?:%22|%27)?)((?:[^%&\s"'<>\\]|%(?:[013-9A-F][0-9A-F]|2[BDEF]))+)`)
 
 	// keyRE matches a bare key=value ("key=abc", "api-key=abc"), the form
 	// API keys travel in outside a URL. "monkey=3" and "key: id" are left
 	// alone.
-	keyRE = regexp.MustCompile(`(?i)(\b(?:x-)?(?:api[_-]?)?key=)(` + bareValue + `)`)
+	keyRE = lazyRegexp(`(?i)(\b(?:x-)?(?:api[_-]?)?key=)(` + bareValue + `)`)
 
 	// urlRE matches an absolute URL: scheme, authority (which may hold
 	// userinfo), path, then an optional query and/or fragment.
-	urlRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]{0,30}://)([^\s/?#"'<>\x60]*)([^\s?#"'<>\x60]*)([?#][^\s"'<>\x60]*)?`)
+	urlRE = lazyRegexp(`(?i)\b([a-z][a-z0-9+.\-]{0,30}://)([^\s/?#"'<>\x60]*)([^\s?#"'<>\x60]*)([?#][^\s"'<>\x60]*)?`)
 
 	// queryRE matches a query string outside an absolute URL
 	// ("/jobs?key=...", "?alt=json&key=..."). Its value part stops only at a
 	// delimiter, so removing it cannot splice a new "?name=" together.
-	queryRE = regexp.MustCompile(`\?[A-Za-z0-9_.\-\[\]%]+=[^\s"'<>#\x60]*`)
+	queryRE = lazyRegexp(`\?[A-Za-z0-9_.\-\[\]%]+=[^\s"'<>#\x60]*`)
 
 	// tokenRE matches Google credentials by their shape alone: OAuth access
 	// tokens (ya29.), API keys (AIza), refresh tokens (1//) and JWTs.
-	tokenRE = regexp.MustCompile(`(?i:ya29\.[A-Za-z0-9_\-.]*)|AIza[0-9A-Za-z_\-]{20,}|\b1//[0-9A-Za-z_\-]{10,}|\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)
+	tokenRE = lazyRegexp(`(?i:ya29\.[A-Za-z0-9_\-.]*)|AIza[0-9A-Za-z_\-]{20,}|\b1//[0-9A-Za-z_\-]{10,}|\beyJ[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]{5,}\.[A-Za-z0-9_\-]*`)
 )
 
 // Redact removes anything secret from text that is about to reach an agent
@@ -100,20 +100,70 @@ var (
 // message built by this package passes through Redact first. Redact never
 // panics and never makes its input longer than needed for the markers.
 func Redact(s string) string {
+	if plain(s) {
+		return s
+	}
+	return redact(s)
+}
+
+// redact is Redact for text that may hold a secret.
+func redact(s string) string {
 	s = cutStack(s)
-	s = pemRE.ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
-	s = replaceValues(headerRE, s)
-	s = bearerRE.ReplaceAllString(s, "${1} "+redacted)
-	s = replaceValues(secretQuotedRE, s)
-	s = replaceValues(secretBareRE, s)
-	s = replaceValues(secretEncodedRE, s)
-	s = replaceValues(keyRE, s)
-	s = urlRE.ReplaceAllStringFunc(s, redactURL)
-	s = queryRE.ReplaceAllString(s, "")
-	s = tokenRE.ReplaceAllString(s, redacted)
+	s = pemRE().ReplaceAllString(s, "[REDACTED PRIVATE KEY]")
+	s = replaceValues(headerRE(), s)
+	s = bearerRE().ReplaceAllString(s, "${1} "+redacted)
+	s = replaceValues(secretQuotedRE(), s)
+	s = replaceValues(secretBareRE(), s)
+	s = replaceValues(secretEncodedRE(), s)
+	s = replaceValues(keyRE(), s)
+	s = urlRE().ReplaceAllStringFunc(s, redactURL)
+	s = queryRE().ReplaceAllString(s, "")
+	s = tokenRE().ReplaceAllString(s, redacted)
 	// Removals above can in principle join text into "goroutine "; cutting
 	// again keeps the guarantee absolute.
 	return cutStack(s)
+}
+
+// plain reports whether no pattern of Redact's can match anywhere in s, so
+// that s has nothing to remove. Each pattern needs one of these to match: a
+// name's separator (: or =; urlRE's :// and queryRE's ?k=v have one too), a
+// percent escape (secretEncodedRE), a tab or "goroutine" (stackRE), or the
+// words pemRE, bearerRE and tokenRE start with. Most of what is logged (a
+// project ID, a tool name, "stdio") has none, so Redact answers it without
+// running a pattern, and a start that logs only such text compiles none.
+// TestPlainTextHasNothingToRedact and FuzzRedact hold plain to the patterns.
+func plain(s string) bool {
+	if strings.ContainsAny(s, ":=%\t") {
+		return false
+	}
+	for _, w := range [...]string{"goroutine", "-----BEGIN ", "AIza", "1//", "eyJ"} {
+		if strings.Contains(s, w) {
+			return false
+		}
+	}
+	// bearerRE and tokenRE's ya29. ignore case; these letters fold only to
+	// their ASCII capitals, so an ASCII comparison finds every spelling.
+	for _, w := range [...]string{"bearer", "ya29"} {
+		if containsASCIIFold(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsASCIIFold reports whether s contains the lower-case ASCII word w
+// in any mix of case.
+func containsASCIIFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		j := 0
+		for j < len(w) && s[i+j]|0x20 == w[j] {
+			j++
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // replaceValues replaces group 2 of every match of re (a value) with the
@@ -180,7 +230,7 @@ func leadingQuote(v string) string {
 // cutStack drops everything from the first stack-trace marker on: a stack
 // trace is never useful to an agent and always leaks internals.
 func cutStack(s string) string {
-	if loc := stackRE.FindStringIndex(s); loc != nil {
+	if loc := stackRE().FindStringIndex(s); loc != nil {
 		return strings.TrimRight(s[:loc[0]], " \t\r\n:")
 	}
 	return s
@@ -189,7 +239,7 @@ func cutStack(s string) string {
 // redactURL keeps a URL's scheme, host and path and drops its userinfo,
 // query and fragment, which is where keys and signatures travel.
 func redactURL(u string) string {
-	m := urlRE.FindStringSubmatch(u)
+	m := urlRE().FindStringSubmatch(u)
 	if m == nil { // cannot happen: u is a match of urlRE
 		return ""
 	}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/api/googleapi"
 )
@@ -137,5 +139,42 @@ func TestRedactKeepsQuoting(t *testing.T) {
 	b, _ := json.Marshal(map[string]string{"body": `{"client_secret": "x", "ok": true}`})
 	if out := Redact(string(b)); !json.Valid([]byte(out)) {
 		t.Errorf("Redact broke JSON: %s", out)
+	}
+}
+
+// TestPlainTextHasNothingToRedact holds plain to the patterns: whatever it
+// calls plain, the patterns leave as it is, over the corpus in every
+// wrapping and over ordinary text; the case-blind words fold only to ASCII
+// letters; and what the server logs at start is plain, so no pattern is
+// compiled before the first answer.
+func TestPlainTextHasNothingToRedact(t *testing.T) {
+	var texts []string
+	for _, shape := range secretShapes {
+		for _, wrap := range wrappings {
+			texts = append(texts, wrap(shape))
+		}
+	}
+	texts = append(texts, "keyboard shortcuts", "BEARER", "Ya29", "a\tb", "goroutine", "x:y", "1//", "eyJ", "AIza")
+	for _, s := range texts {
+		if plain(s) && redact(s) != s {
+			t.Errorf("plain(%q), but the patterns change it to %q", s, redact(s))
+		}
+	}
+	for _, r := range "bearerya29" {
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if f >= utf8.RuneSelf {
+				t.Errorf("%q folds to %q, which the ASCII comparison in plain misses", r, f)
+			}
+		}
+	}
+	for _, s := range []string{"starting", "stdio", "demo-project", "schema", "none", "dev", "stopped", "stdin closed", "europe-west1"} {
+		if !plain(s) {
+			t.Errorf("plain(%q) = false: a start that logs it compiles every pattern", s)
+		}
+	}
+	for _, s := range []string{"Authorization: x", "BeArEr abc", "yA29.x", "a%3Db", "at\tx"} {
+		if plain(s) {
+			t.Errorf("plain(%q) = true", s)
+		}
 	}
 }
