@@ -336,14 +336,10 @@ func (b *Budget) Settle(id string, u Usage) bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	r, ok := b.reservations[id]
-	if !ok {
+	a := b.unhold(id)
+	if a == nil {
 		return false
 	}
-	delete(b.reservations, id)
-	a := b.account(r.principal)
-	a.reserved -= r.bytes
-	a.reservedMicroUSD -= r.microUSD
 	u = b.usd.priced(u)
 	a.charge(u)
 	if u.Job != nil {
@@ -362,15 +358,23 @@ func (b *Budget) Release(id string) bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	return b.unhold(id) != nil
+}
+
+// unhold ends reservation id and frees what it holds, the step Settle and
+// Release share, and returns the account it was held on: nil when it was
+// already settled or released, so each reservation ends once. b.mu must
+// be held.
+func (b *Budget) unhold(id string) *account {
 	r, ok := b.reservations[id]
 	if !ok {
-		return false
+		return nil
 	}
 	delete(b.reservations, id)
 	a := b.account(r.principal)
 	a.reserved -= r.bytes
 	a.reservedMicroUSD -= r.microUSD
-	return true
+	return a
 }
 
 func budgetHint(perSession, perDay int64) string {
