@@ -6,6 +6,16 @@ import (
 	"testing"
 )
 
+// A caller that writes to the list Codes gave it changes no other
+// caller's list.
+func TestCodesHandsOutACopy(t *testing.T) {
+	got := Codes()
+	got[0] = "CHANGED"
+	if next := Codes(); next[0] != InvalidArgument {
+		t.Errorf("Codes()[0] = %q after a caller wrote to its copy, want %q", next[0], InvalidArgument)
+	}
+}
+
 // TestBuildersNeverMutateTheirReceiver holds the value contract: a builder
 // returns a changed copy, and the receiver, which other callers may be
 // holding, reads exactly as before.

@@ -556,7 +556,7 @@ func TestFromCauseIsReachable(t *testing.T) {
 }
 
 func TestEveryCodeHasHelpAndHint(t *testing.T) {
-	for _, code := range Codes {
+	for _, code := range codes {
 		if HelpURL(code, "") == "" {
 			t.Errorf("HelpURL(%s) is empty", code)
 		}

@@ -9,11 +9,11 @@ import (
 var update = flag.Bool("update", false, "rewrite docs/errors.md")
 
 func TestErrorReferenceIsCurrent(t *testing.T) {
-	if len(codeDocs) != len(Codes) {
-		t.Fatalf("docs cover %d codes, there are %d", len(codeDocs), len(Codes))
+	if len(codeDocs) != len(codes) {
+		t.Fatalf("docs cover %d codes, there are %d", len(codeDocs), len(codes))
 	}
 	for i, d := range codeDocs {
-		if e := d.example(); e.Code != d.code || e.Code != Codes[i] {
+		if e := d.example(); e.Code != d.code || e.Code != codes[i] {
 			t.Errorf("example for %s maps to %s", d.code, e.Code)
 		}
 	}

@@ -117,13 +117,26 @@ func TestDefaultsAreValid(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("Defaults().Validate() = %v", err)
 	}
-	for _, op := range Operations {
+	for _, op := range operations {
 		if _, ok := cfg.Retry[op]; !ok {
 			t.Errorf("Defaults() has no policy for %s", op)
 		}
 	}
 	if _, err := NewExecutor(cfg, Hooks{}); err != nil {
 		t.Fatalf("NewExecutor(Defaults()) = %v", err)
+	}
+}
+
+// A caller that writes to the list Operations gave it changes neither the
+// next caller's list nor which policies Validate asks for.
+func TestOperationsHandsOutACopy(t *testing.T) {
+	got := Operations()
+	got[0] = "changed"
+	if next := Operations(); next[0] != Query {
+		t.Errorf("Operations()[0] = %q after a caller wrote to its copy, want %q", next[0], Query)
+	}
+	if err := Defaults().Validate(); err != nil {
+		t.Errorf("Defaults().Validate() = %v after a caller wrote to its copy of Operations", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package resilience
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -67,12 +68,18 @@ func Defaults() Config {
 	}
 }
 
-// Operations lists the operation classes in documentation order.
-var Operations = []Operation{Query, Metadata, Write, Auth, State, Export}
+// operations are the operation classes in documentation order.
+var operations = []Operation{Query, Metadata, Write, Auth, State, Export}
+
+// Operations lists the operation classes in documentation order (the
+// order of the --retry-* flags in --help). It returns a copy: Validate
+// ranges over the same list, so a caller that reordered or shortened it
+// would change which policies every Config must have.
+func Operations() []Operation { return slices.Clone(operations) }
 
 // Validate reports settings that cannot work.
 func (c Config) Validate() error {
-	for _, op := range Operations {
+	for _, op := range operations {
 		p, ok := c.Retry[op]
 		if !ok && (op == State || op == Export) {
 			continue // optional: NewExecutor fills in the default

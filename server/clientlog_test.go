@@ -36,7 +36,7 @@ func buildFake(t *testing.T) (*Backend, *bqfake.Fake) {
 	cfg := Defaults()
 	cfg.Project, cfg.Endpoint, cfg.Auth = "p", fake.URL, auth.None
 	p := resilience.Policy{Attempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 1}
-	for _, op := range resilience.Operations {
+	for _, op := range resilience.Operations() {
 		cfg.Resilience.Retry[op] = p
 	}
 	cfg.Resilience.Breaker = resilience.Breaker{Failures: 1, Open: time.Hour, Successes: 1}

@@ -27,8 +27,11 @@ const (
 	alwaysOn      Toolset = ""
 )
 
-// Toolsets lists every toolset in documentation order.
-var Toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
+// toolsets are every toolset in documentation order: the order
+// ParseToolsets returns them in and its errors name them in. Only this
+// package reads the list; unexported, no importer can change what
+// --toolsets accepts.
+var toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 
 // DefaultToolsets are listed when none are chosen: everything but writes.
 func DefaultToolsets() []Toolset { return []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs} }
@@ -44,19 +47,19 @@ func ParseToolsets(spec string, allowWrites bool) ([]Toolset, error) {
 		switch {
 		case name == "":
 		case name == "all":
-			for _, t := range Toolsets {
+			for _, t := range toolsets {
 				if t != ToolsetWrite || allowWrites {
 					chosen[t] = true
 				}
 			}
-		case slices.Contains(Toolsets, Toolset(name)):
+		case slices.Contains(toolsets, Toolset(name)):
 			chosen[Toolset(name)] = true
 		default:
 			return nil, fmt.Errorf("toolsets: unknown toolset %q (valid: %s, or all)", name, toolsetNames())
 		}
 	}
 	var out []Toolset
-	for _, t := range Toolsets {
+	for _, t := range toolsets {
 		if chosen[t] {
 			out = append(out, t)
 		}
@@ -68,8 +71,8 @@ func ParseToolsets(spec string, allowWrites bool) ([]Toolset, error) {
 }
 
 func toolsetNames() string {
-	names := make([]string, len(Toolsets))
-	for i, t := range Toolsets {
+	names := make([]string, len(toolsets))
+	for i, t := range toolsets {
 		names[i] = string(t)
 	}
 	return strings.Join(names, ", ")
@@ -81,7 +84,7 @@ func toolsetNames() string {
 func checkToolsets(sets []Toolset, readOnly, allowWrites bool) []string {
 	var problems []string
 	for _, t := range sets {
-		if !slices.Contains(Toolsets, t) {
+		if !slices.Contains(toolsets, t) {
 			problems = append(problems, fmt.Sprintf("toolsets: unknown toolset %q (valid: %s, or all)", t, toolsetNames()))
 		}
 	}

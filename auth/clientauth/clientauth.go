@@ -42,9 +42,6 @@ const (
 	OAuth Mode = "oauth"
 )
 
-// Modes lists the modes in the order --help shows them.
-var Modes = []Mode{None, Token, Google, OAuth}
-
 // GoogleIssuer is the authorization server oauth mode names in its
 // protected resource metadata.
 const GoogleIssuer = "https://accounts.google.com"

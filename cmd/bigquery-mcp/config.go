@@ -199,7 +199,7 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, httpFlags, stringKind, &s.client.OAuthTokenInfoURL, "oauth-tokeninfo-url", clientauth.DefaultTokenInfoURL, "Google endpoint that verifies access tokens in --client-auth oauth")
 	envVar(fs, httpFlags, stringKind, &t.origins, "allowed-origins", "", "comma-separated browser origins (e.g. https://app.example.com) allowed to POST to the http server from another origin; cross-origin browser requests are refused otherwise")
 	// Retry policies, one set of flags per operation class.
-	for _, op := range resilience.Operations {
+	for _, op := range resilience.Operations() {
 		p := d.Resilience.Retry[op]
 		envVar(fs, resilienceFlags, intKind, &p.Attempts, "retry-"+string(op)+"-attempts", p.Attempts, fmt.Sprintf("attempts at %s for one %s call, the first included", resilience.OperationTarget(op), op))
 		envVar(fs, resilienceFlags, durationKind, &p.BaseDelay, "retry-"+string(op)+"-base-delay", p.BaseDelay, fmt.Sprintf("wait before the first %s retry; doubles each retry, with jitter", op))
