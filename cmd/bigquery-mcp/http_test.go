@@ -79,7 +79,12 @@ func postInitialize(t *testing.T, addr string, header map[string]string) int {
 func TestSIGTERMCancelsToolCallsClosesStreamsAndExitsCleanly(t *testing.T) {
 	started := make(chan struct{})
 	var cancelled atomic.Bool
-	s := serveTest(t, testLimits(), nil, func(m *mcp.Server) {
+	// Room for a loaded machine to deliver the result and close the
+	// streams: a server that never closed them would still wait out
+	// closeAll and log "still open" below.
+	limits := testLimits()
+	limits.deliver, limits.closeAll = time.Second, 5*time.Second
+	s := serveTest(t, limits, nil, func(m *mcp.Server) {
 		mcp.AddTool(m, &mcp.Tool{Name: "wait", Description: "waits like a long query"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 			close(started)
 			select {
