@@ -390,16 +390,6 @@ func budgetHint(perSession, perDay int64) string {
 	return "The budget is " + limits + " (see the usage tool). Read less: select only the columns needed, filter on the partition column, or query a smaller table; dry_run_sql shows the estimate for free."
 }
 
-// Add records a finished job's cost against principal.
-func (b *Budget) Add(principal string, u Usage) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.account(principal).charge(u)
-}
-
 func (a *account) charge(u Usage) {
 	for _, x := range []*Usage{&a.session, &a.day} {
 		x.Jobs += u.Jobs

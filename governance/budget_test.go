@@ -12,7 +12,7 @@ func TestBudgetPerPrincipalAndDay(t *testing.T) {
 	now := redistest.Today(t, 23)
 	b := NewBudget(Limits{MaxBytesPerSession: 300, MaxBytesPerDay: 100})
 	b.now = func() time.Time { return now }
-	b.Add("alice", Usage{Jobs: 1, BytesProcessed: 80, BytesBilled: 80})
+	add(b, "alice", Usage{Jobs: 1, BytesProcessed: 80, BytesBilled: 80})
 	if err := b.Check("alice", 30); err == nil {
 		t.Error("alice passed her daily budget")
 	} else if e, _ := bqerr.As(err); e.Code != bqerr.ResourceExhausted {
@@ -25,8 +25,8 @@ func TestBudgetPerPrincipalAndDay(t *testing.T) {
 	if err := b.Check("alice", 100); err != nil {
 		t.Errorf("a new day did not reset the daily budget: %v", err)
 	}
-	b.Add("alice", Usage{Jobs: 1, BytesBilled: 100})
-	b.Add("alice", Usage{Jobs: 1, BytesBilled: 0})
+	add(b, "alice", Usage{Jobs: 1, BytesBilled: 100})
+	add(b, "alice", Usage{Jobs: 1, BytesBilled: 0})
 	r := b.Report("alice")
 	if r.Session.Jobs != 3 || r.Session.BytesBilled != 180 || r.Today.BytesBilled != 100 || r.Left == nil || *r.Left != 0 {
 		t.Errorf("report = %+v", r)
@@ -36,7 +36,7 @@ func TestBudgetPerPrincipalAndDay(t *testing.T) {
 	if left, _ := b.Left("alice"); left != 100 {
 		t.Errorf("left = %d, want 100 (the day's limit)", left)
 	}
-	b.Add("alice", Usage{BytesBilled: 90})
+	add(b, "alice", Usage{BytesBilled: 90})
 	if left, _ := b.Left("alice"); left != 10 {
 		t.Errorf("left = %d, want 10", left)
 	}
@@ -44,7 +44,7 @@ func TestBudgetPerPrincipalAndDay(t *testing.T) {
 
 func TestUnlimitedBudgetCountsOnly(t *testing.T) {
 	b := NewBudget(Limits{})
-	b.Add("", Usage{Jobs: 1, BytesBilled: 1 << 40})
+	add(b, "", Usage{Jobs: 1, BytesBilled: 1 << 40})
 	if b.Limited() || b.Check("", 1<<50) != nil {
 		t.Error("an unlimited budget refused a query")
 	}
@@ -52,7 +52,7 @@ func TestUnlimitedBudgetCountsOnly(t *testing.T) {
 		t.Errorf("report = %+v", r)
 	}
 	var none *Budget
-	none.Add("", Usage{Jobs: 1})
+	add(none, "", Usage{Jobs: 1})
 	if none.Check("", 1) != nil || none.Report("").Session.Jobs != 0 {
 		t.Error("a nil budget must count and refuse nothing")
 	}
@@ -64,4 +64,15 @@ func TestFormatBytes(t *testing.T) {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// add charges u to principal, as Settle does for a job, without a
+// reservation first.
+func add(b *Budget, principal string, u Usage) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.account(principal).charge(u)
 }

@@ -339,6 +339,6 @@ func (s *Service) addStats(out *ExecuteOutput, p *job.Page, statementType string
 		// A job that used no slot time is one BigQuery answered from
 		// cache; otherwise a zero is a figure BigQuery did not give.
 		out.SlotMs = p.SlotMs
-		out.CostUSD, out.Price = s.jobCost(p.Job.Location, p.BytesBilled, p.SlotMs, p.SlotMs > 0 || p.CacheHit)
+		out.CostUSD, out.Price = s.jobCost(p.Job.Location, p.BytesBilled, p.SlotMs, slotTimeKnown(p.SlotMs, true, p.CacheHit))
 	}
 }

@@ -79,7 +79,7 @@ func (s *Service) jobOutput(j *job.Job) *JobOutput {
 			}
 		}
 		if st.State == bigquery.Done && ok {
-			out.CostUSD, out.Price = s.jobCost(out.Location, out.BytesBilled, out.SlotMs, out.SlotMs > 0 || out.CacheHit)
+			out.CostUSD, out.Price = s.jobCost(out.Location, out.BytesBilled, out.SlotMs, slotTimeKnown(out.SlotMs, true, out.CacheHit))
 		}
 	}
 	return out
