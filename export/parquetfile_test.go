@@ -395,8 +395,19 @@ func TestParquetSameAsArrowWriter(t *testing.T) {
 		}
 		return out
 	}
-	every := mk(everyArrow, 1, 1, 0, 999, 3000, 2500, 1)
+	// The sizes are small, so the race detector runs the test in seconds
+	// (issue 30), and the thresholds with them: each case still crosses
+	// what it did at ten times the rows and the writer's own sizes. A
+	// batch of more than a write batch (1,024) of rows, each batch's
+	// first row with lists of 1,500 values (everyBatch); pages that end,
+	// dictionaries that fall back (the lists of strings at 128 KiB, the
+	// strings of "wide" at 24 KiB, every column at 4 KiB), row groups that
+	// end after a batch and inside one.
+	every := mk(everyArrow, 1, 1, 0, 999, 1100, 250, 1)
 	noNums := without(everyArrow, "nums")
+	pages := func(kib int64) []parquet.WriterProperty {
+		return []parquet.WriterProperty{parquet.WithDataPageSize(kib << 10), parquet.WithDictionaryPageSizeLimit(kib << 10)}
+	}
 	cases := []struct {
 		name       string
 		sc         *arrow.Schema
@@ -404,19 +415,17 @@ func TestParquetSameAsArrowWriter(t *testing.T) {
 		groupBytes int64
 		props      []parquet.WriterProperty
 	}{
-		{"wide", wideArrow, wide(10000, 10000, 5000), rowGroupBytes, nil},
-		{"wide in row groups of 256 KiB", wideArrow, wide(10000, 20000, 30000, 1, 10000), 256 << 10, nil},
-		{"wide in pages and dictionaries of 8 KiB", wideArrow, wide(10000, 20000), rowGroupBytes,
-			[]parquet.WriterProperty{parquet.WithDataPageSize(8 << 10), parquet.WithDictionaryPageSizeLimit(8 << 10)}},
-		{"wide, every column REQUIRED", required(wide(1))[0].Schema(), required(wide(10000, 5000)), rowGroupBytes, nil},
-		{"every type", everyArrow, every, rowGroupBytes, nil},
-		{"every type in row groups of 64 KiB", everyArrow, every, 64 << 10, nil},
+		{"wide in pages and dictionaries of 24 KiB", wideArrow, wide(1250, 1250, 625), rowGroupBytes, pages(24)},
+		{"wide in row groups of 40 KiB", wideArrow, wide(1000, 2000, 3000, 1, 1000), 40 << 10, pages(24)},
+		{"wide in pages and dictionaries of 1 KiB", wideArrow, wide(1000, 2000), rowGroupBytes, pages(1)},
+		{"wide, every column REQUIRED", required(wide(1))[0].Schema(), required(wide(1500, 500)), rowGroupBytes, nil},
+		{"every type", everyArrow, every, rowGroupBytes, pages(128)},
+		{"every type in row groups of 16 KiB", everyArrow, every, 16 << 10, pages(64)},
 		// Not nums: see TestParquetDecimalLists.
-		{"every type in pages and dictionaries of 4 KiB", noNums, mk(noNums, 1, 1, 0, 999, 3000, 2500, 1), rowGroupBytes,
-			[]parquet.WriterProperty{parquet.WithDataPageSize(4 << 10), parquet.WithDictionaryPageSizeLimit(4 << 10)}},
-		{"every type in row groups of 700 rows", everyArrow, every, rowGroupBytes,
-			[]parquet.WriterProperty{parquet.WithMaxRowGroupLength(700)}},
-		{"every type sliced", everyArrow, sliced(every), rowGroupBytes, nil},
+		{"every type in pages and dictionaries of 4 KiB", noNums, mk(noNums, 1, 1, 0, 999, 1100, 250, 1), rowGroupBytes, pages(4)},
+		{"every type in row groups of 400 rows", everyArrow, every, rowGroupBytes,
+			[]parquet.WriterProperty{parquet.WithMaxRowGroupLength(400)}},
+		{"every type sliced", everyArrow, sliced(every), rowGroupBytes, pages(64)},
 		{"every type, no rows", everyArrow, mk(everyArrow, 9, 0), rowGroupBytes, nil},
 		{"every type, no batches", everyArrow, nil, rowGroupBytes, nil},
 	}
@@ -450,7 +459,7 @@ func TestParquetDecimalLists(t *testing.T) {
 		{Name: "nullable", Type: arrow.ListOf(&arrow.Decimal128Type{Precision: 38, Scale: 9}), Nullable: true},
 	}, nil)
 	var recs []arrow.Record
-	for i, n := range []int{1, 3000, 2500} {
+	for i, n := range []int{1, 1100, 250} {
 		recs = append(recs, everyBatchOf(sc, int64(i), n, fillOpts{longDecimals: true}))
 	}
 	b := writeOurs(t, sc, recs, rowGroupBytes, parquetProps(parquet.WithDataPageSize(4<<10), parquet.WithDictionaryPageSizeLimit(4<<10)))
