@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"cloud.google.com/go/bigquery"
@@ -370,42 +371,46 @@ func contextWithLabels(ctx context.Context) context.Context {
 // passes --max-export-bytes fails with RESOURCE_EXHAUSTED and leaves no
 // file; a cancelled export leaves none either.
 func TestExportReportsProgressAndStopsAtItsLimit(t *testing.T) {
-	data := testRows(5000)
-	s := newTestService(t, &fakeReader{schema: testSchema, rows: data}, &fakeQueries{})
-	s.progressEvery = 10 * time.Millisecond
-	var reports []job.Progress
-	ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) { reports = append(reports, p) })
-	slow := &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 1024, pause: 20 * time.Millisecond}
-	s.cfg.Reader = slow
-	out, err := s.Export(ctx, Input{SQL: "SELECT 1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(reports) < 2 {
-		t.Fatalf("%d progress reports for a %d ms export, want several", len(reports), out.DurationMs)
-	}
-	for i, r := range reports {
-		if r.Rows <= 0 || r.Rows > out.Rows || (i > 0 && r.Rows <= reports[i-1].Rows) || r.Bytes <= 0 {
-			t.Errorf("report %d = %+v after %+v: want rows growing up to %d", i, r, reports[max(i-1, 0)], out.Rows)
+	// The reader's pauses and the progress pace run on the bubble's
+	// clock: the reports are the same on a busy machine, and no real wait.
+	synctest.Test(t, func(t *testing.T) {
+		data := testRows(5000)
+		s := newTestService(t, &fakeReader{schema: testSchema, rows: data}, &fakeQueries{})
+		s.progressEvery = 10 * time.Millisecond
+		var reports []job.Progress
+		ctx := job.WithProgress(context.Background(), func(_ context.Context, p job.Progress) { reports = append(reports, p) })
+		slow := &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 1024, pause: 20 * time.Millisecond}
+		s.cfg.Reader = slow
+		out, err := s.Export(ctx, Input{SQL: "SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if len(reports) < 2 {
+			t.Fatalf("%d progress reports for a %d ms export, want several", len(reports), out.DurationMs)
+		}
+		for i, r := range reports {
+			if r.Rows <= 0 || r.Rows > out.Rows || (i > 0 && r.Rows <= reports[i-1].Rows) || r.Bytes <= 0 {
+				t.Errorf("report %d = %+v after %+v: want rows growing up to %d", i, r, reports[max(i-1, 0)], out.Rows)
+			}
+		}
 
-	s.cfg.Reader = &fakeReader{schema: testSchema, rows: data}
-	s.cfg.MaxExportBytes = 16 << 10
-	_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Name: "big"})
-	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
-		t.Errorf("export past MaxBytes = %v, want RESOURCE_EXHAUSTED", err)
-	}
-	cctx, cancel := context.WithCancel(context.Background())
-	s.cfg.MaxExportBytes = 0
-	s.cfg.Reader = &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 100, pause: 20 * time.Millisecond, cancel: cancel}
-	if _, err := s.Export(cctx, Input{SQL: "SELECT 1", Name: "cancelled"}); err == nil {
-		t.Error("a cancelled export succeeded")
-	}
-	names := dirEntries(t, s.cfg.Dir)
-	if len(names) != 1 { // the first export's file only
-		t.Errorf("after a failed and a cancelled export the folder holds %v", names)
-	}
+		s.cfg.Reader = &fakeReader{schema: testSchema, rows: data}
+		s.cfg.MaxExportBytes = 16 << 10
+		_, err = s.Export(context.Background(), Input{SQL: "SELECT 1", Name: "big"})
+		if e, ok := bqerr.As(err); !ok || e.Code != bqerr.ResourceExhausted {
+			t.Errorf("export past MaxBytes = %v, want RESOURCE_EXHAUSTED", err)
+		}
+		cctx, cancel := context.WithCancel(context.Background())
+		s.cfg.MaxExportBytes = 0
+		s.cfg.Reader = &slowReader{fakeReader: fakeReader{schema: testSchema, rows: data}, every: 100, pause: 20 * time.Millisecond, cancel: cancel}
+		if _, err := s.Export(cctx, Input{SQL: "SELECT 1", Name: "cancelled"}); err == nil {
+			t.Error("a cancelled export succeeded")
+		}
+		names := dirEntries(t, s.cfg.Dir)
+		if len(names) != 1 { // the first export's file only
+			t.Errorf("after a failed and a cancelled export the folder holds %v", names)
+		}
+	})
 }
 
 // slowReader pauses every rows; with cancel set it cancels the export at

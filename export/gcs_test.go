@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -42,10 +43,11 @@ func resultTable(numBytes int64) *bq.Table {
 // (configuration.extract in, statistics.extract.destinationUriFileCounts
 // out, in the order of destinationUris), and keeps what was sent. The
 // emulator (v0.6.6) cannot write to Cloud Storage, so the gcs path is held
-// to this fake.
+// to this fake. It serves in process (bqfake.InProcess), so a test can
+// wait on it inside a testing/synctest bubble.
 func extractBigQuery(t *testing.T, x extract) *bqfake.Fake {
 	t.Helper()
-	fake := bqfake.New(t)
+	fake := bqfake.New(t, bqfake.InProcess())
 	fake.AddTable(resultTable(x.numBytes))
 	fake.OnJob(func(job *bq.Job) {
 		switch {
@@ -77,7 +79,7 @@ func onlyJob(t *testing.T, fake *bqfake.Fake) *bq.Job {
 // library, under the guard every BigQuery client of the server has.
 func newGCSService(t *testing.T, fake *bqfake.Fake, q *fakeQueries) *Service {
 	t.Helper()
-	client := fake.Client(t, &http.Client{Transport: &resilience.Transport{}})
+	client := fake.Client(t, &http.Client{Transport: &resilience.Transport{Base: fake.Transport()}})
 	s := newTestService(t, &fakeReader{}, q)
 	s.cfg.Extractor, s.cfg.GCS = ClientExtractor{Client: client}, "gs://bkt/exports/"
 	return s
@@ -232,14 +234,17 @@ func TestParseGCS(t *testing.T) {
 // the extract runs cancels that job (jobs.cancel), so nothing goes on
 // writing unseen.
 func TestGCSExportCancelStopsTheJob(t *testing.T) {
-	fake := extractBigQuery(t, extract{running: true, files: 1})
-	s := newGCSService(t, fake, &fakeQueries{})
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	if _, err := s.Export(ctx, Input{SQL: "SELECT 1", Destination: "gcs"}); err == nil {
-		t.Fatal("an export whose caller went away succeeded")
-	}
-	if fake.Count(bqfake.JobsInsert) != 1 || fake.Count(bqfake.JobsCancel) != 1 {
-		t.Errorf("%d inserts, %d cancels; want the one job, cancelled once", fake.Count(bqfake.JobsInsert), fake.Count(bqfake.JobsCancel))
-	}
+	// The caller's deadline passes on the bubble's clock: no real wait.
+	synctest.Test(t, func(t *testing.T) {
+		fake := extractBigQuery(t, extract{running: true, files: 1})
+		s := newGCSService(t, fake, &fakeQueries{})
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := s.Export(ctx, Input{SQL: "SELECT 1", Destination: "gcs"}); err == nil {
+			t.Fatal("an export whose caller went away succeeded")
+		}
+		if fake.Count(bqfake.JobsInsert) != 1 || fake.Count(bqfake.JobsCancel) != 1 {
+			t.Errorf("%d inserts, %d cancels; want the one job, cancelled once", fake.Count(bqfake.JobsInsert), fake.Count(bqfake.JobsCancel))
+		}
+	})
 }
