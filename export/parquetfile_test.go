@@ -396,38 +396,58 @@ func TestParquetSameAsArrowWriter(t *testing.T) {
 		return out
 	}
 	// The sizes are small, so the race detector runs the test in seconds
-	// (issue 30), and the thresholds with them: each case still crosses
-	// what it did at ten times the rows and the writer's own sizes. A
-	// batch of more than a write batch (1,024) of rows, each batch's
-	// first row with lists of 1,500 values (everyBatch); pages that end,
-	// dictionaries that fall back (the lists of strings at 128 KiB, the
-	// strings of "wide" at 24 KiB, every column at 4 KiB), row groups that
-	// end after a batch and inside one.
+	// (issue 30), and the thresholds come down with them: each case
+	// crosses what it did at ten times the rows and the writer's own
+	// sizes, and says so (crosses). A batch of more than a write batch
+	// (1,024) of rows, each batch's first row with lists of 1,500 values
+	// (everyBatch); dictionaries that fall back (the lists of strings at
+	// 128 KiB, the strings and numbers of wide at 24 KiB, nearly every
+	// column at 4 KiB); row groups that end after a batch and inside one.
+	// The big files stay in make bench (BenchmarkParquetWriter,
+	// TestExportEveryType at 20,000 rows).
 	every := mk(everyArrow, 1, 1, 0, 999, 1100, 250, 1)
 	noNums := without(everyArrow, "nums")
 	pages := func(kib int64) []parquet.WriterProperty {
 		return []parquet.WriterProperty{parquet.WithDataPageSize(kib << 10), parquet.WithDictionaryPageSizeLimit(kib << 10)}
 	}
+	// What each case must cross: the rows of each row group, and the
+	// columns whose dictionary falls back to plain pages (so their chunk
+	// has several pages).
+	type crossing struct {
+		groups    []int64
+		fallsBack []string
+	}
+	lists := []string{"lol.list.element.list.element", "recs.list.element.v", "strs.list.element"}
+	everyColumn := []string{"bignum", "byt", "d", "dec9", "dt", "f64", "fid", "geo", "id", "ints.list.element", "js",
+		"lol.list.element.list.element", "nlist.list.element", "num", "range.end", "range.start", "rec.day", "rec.k",
+		"rec.nested.arr.list.element", "rec.nested.deep", "rec.v", "recs.list.element.k", "recs.list.element.v", "req",
+		"reqrec.a", "reqrec.b", "str", "strs.list.element", "tm", "tmns", "ts", "tsms", "tsns", "tss"} // but flag, no dictionary
 	cases := []struct {
 		name       string
 		sc         *arrow.Schema
 		recs       []arrow.Record
 		groupBytes int64
 		props      []parquet.WriterProperty
+		crosses    crossing
 	}{
-		{"wide in pages and dictionaries of 24 KiB", wideArrow, wide(1250, 1250, 625), rowGroupBytes, pages(24)},
-		{"wide in row groups of 40 KiB", wideArrow, wide(1000, 2000, 3000, 1, 1000), 40 << 10, pages(24)},
-		{"wide in pages and dictionaries of 1 KiB", wideArrow, wide(1000, 2000), rowGroupBytes, pages(1)},
-		{"wide, every column REQUIRED", required(wide(1))[0].Schema(), required(wide(1500, 500)), rowGroupBytes, nil},
-		{"every type", everyArrow, every, rowGroupBytes, pages(128)},
-		{"every type in row groups of 16 KiB", everyArrow, every, 16 << 10, pages(64)},
+		{"wide in pages and dictionaries of 24 KiB", wideArrow, wide(1250, 1250, 625), rowGroupBytes, pages(24),
+			crossing{[]int64{3125}, []string{"customer", "note"}}},
+		{"wide in row groups of 40 KiB", wideArrow, wide(1000, 2000, 3000, 1, 1000), 40 << 10, pages(24),
+			crossing{[]int64{6000, 1001}, []string{"amount", "customer", "id", "note", "price", "score", "ts"}}},
+		{"wide in pages and dictionaries of 1 KiB", wideArrow, wide(1000, 2000), rowGroupBytes, pages(1),
+			crossing{[]int64{3000}, []string{"amount", "customer", "day", "id", "note", "price", "score", "ts"}}},
+		{"wide, every column REQUIRED", required(wide(1))[0].Schema(), required(wide(1500, 500)), rowGroupBytes, nil,
+			crossing{groups: []int64{2000}}},
+		{"every type", everyArrow, every, rowGroupBytes, pages(128), crossing{[]int64{2351}, lists}},
+		{"every type in row groups of 16 KiB", everyArrow, every, 16 << 10, pages(64), crossing{[]int64{1000, 1100, 251}, lists}},
 		// Not nums: see TestParquetDecimalLists.
-		{"every type in pages and dictionaries of 4 KiB", noNums, mk(noNums, 1, 1, 0, 999, 1100, 250, 1), rowGroupBytes, pages(4)},
+		{"every type in pages and dictionaries of 4 KiB", noNums, mk(noNums, 1, 1, 0, 999, 1100, 250, 1), rowGroupBytes, pages(4),
+			crossing{[]int64{2351}, everyColumn}},
 		{"every type in row groups of 400 rows", everyArrow, every, rowGroupBytes,
-			[]parquet.WriterProperty{parquet.WithMaxRowGroupLength(400)}},
-		{"every type sliced", everyArrow, sliced(every), rowGroupBytes, pages(64)},
-		{"every type, no rows", everyArrow, mk(everyArrow, 9, 0), rowGroupBytes, nil},
-		{"every type, no batches", everyArrow, nil, rowGroupBytes, nil},
+			[]parquet.WriterProperty{parquet.WithMaxRowGroupLength(400)}, crossing{groups: []int64{400, 400, 400, 400, 400, 351}}},
+		{"every type sliced", everyArrow, sliced(every), rowGroupBytes, pages(64), crossing{[]int64{1100}, lists}},
+		{"every type, no rows", everyArrow, mk(everyArrow, 9, 0), rowGroupBytes, nil, crossing{}},
+		{"every type, no batches", everyArrow, nil, rowGroupBytes, nil, crossing{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -440,7 +460,57 @@ func TestParquetSameAsArrowWriter(t *testing.T) {
 			}
 			groups := readBack(t, ours, c.sc, c.recs)
 			t.Logf("%d bytes, %d rows in %d row groups", len(ours), rows, groups)
+			crossed(t, ours, c.crosses.groups, c.crosses.fallsBack)
 		})
+	}
+}
+
+// crossed wants file's row groups of groups rows each, and the dictionary
+// of each column of fallsBack to fall back to plain pages in a row group
+// (a dictionary page, data pages of its indices, then plain ones): the
+// boundaries a test means to cross, kept when its sizes change.
+func crossed(t *testing.T, b []byte, groups []int64, fallsBack []string) {
+	t.Helper()
+	pf, err := file.NewParquetReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []int64
+	fell := map[string]bool{}
+	for g := 0; g < pf.NumRowGroups(); g++ {
+		rg := pf.RowGroup(g)
+		rows = append(rows, rg.NumRows())
+		for c := 0; c < rg.NumColumns(); c++ {
+			pr, err := rg.GetColumnPageReader(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cc, err := rg.MetaData().ColumnChunk(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dict, indices := cc.HasDictionaryPage(), false
+			for first := true; pr.Next(); first = false {
+				switch {
+				case first && dict: // the dictionary page
+				case parquet.Encoding(pr.Page().Encoding()) != parquet.Encodings.Plain:
+					indices = true
+				case dict && indices:
+					fell[cc.PathInSchema().String()] = true
+				}
+			}
+			if err := pr.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !slices.Equal(rows, groups) {
+		t.Errorf("row groups of %v rows, want %v", rows, groups)
+	}
+	for _, c := range fallsBack {
+		if !fell[c] {
+			t.Errorf("the dictionary of %s does not fall back", c)
+		}
 	}
 }
 
