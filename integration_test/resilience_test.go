@@ -25,7 +25,13 @@ import (
 // startProxy puts a fault-injecting proxy in front of the emulator.
 func startProxy(t *testing.T) *faults.Proxy {
 	t.Helper()
-	p, err := faults.New(emu.URL)
+	return startProxyTo(t, emu)
+}
+
+// startProxyTo starts a fault-injecting proxy in front of e.
+func startProxyTo(t *testing.T, e *emulator.Emulator) *faults.Proxy {
+	t.Helper()
+	p, err := faults.New(e.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +70,24 @@ var injected = []faults.Fault{
 	{Status: 503, AfterForward: true},
 }
 
+// ownEmulator starts an emulator for t alone. The shared one answers each
+// request in time that grows with every job run on it so far (goccy's
+// emulator loads all of a project's jobs to serve any request), so a test
+// of thousands of requests late in the suite took 246 s there, against
+// 15 s on an emulator of its own; and its own jobs no longer slow the tests
+// after it.
+func ownEmulator(t *testing.T) *emulator.Emulator {
+	t.Helper()
+	e, err := emulator.Start(context.Background())
+	if err != nil {
+		t.Fatalf("starting an emulator: %v", err)
+	}
+	t.Cleanup(e.Close)
+	return e
+}
+
 func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
-	p := startProxy(t)
+	p := startProxyTo(t, ownEmulator(t))
 	cfg := fastConfig(p)
 	cfg.Resilience.Breaker.Failures = 1000 // this test is about retries
 	cs := connect(t, cfg, "")
@@ -77,6 +99,10 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 	type tally struct{ calls, ok int }
 	results := map[string]*tally{}
 	maxPerRequest := map[string]int{}
+	// hit counts each fault kind injected into each REST method: the run
+	// must put every kind in front of every method the calls make, so a
+	// kind that one method mishandles cannot go unseen.
+	hit := map[string]map[string]int{}
 	const metadataCalls, queryCalls = 1200, 150
 	for i := range metadataCalls + queryCalls {
 		tool, args := "get_table_schema", map[string]any{"table": "shop.orders"}
@@ -113,6 +139,10 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 		inserts := map[string]int{}
 		requestIDs := map[string]bool{}
 		for _, r := range p.Requests() {
+			if hit[r.Op] == nil {
+				hit[r.Op] = map[string]int{}
+			}
+			hit[r.Op][r.Fault]++
 			if r.Op == "jobs.query" && !r.DryRun {
 				requestIDs[r.RequestID] = true
 			}
@@ -156,6 +186,14 @@ func TestFaultMixIsAbsorbedWithinAttemptCaps(t *testing.T) {
 		}
 	}
 	t.Logf("most attempts seen for one request: %v", maxPerRequest)
+	t.Logf("faults injected by method: %v", hit)
+	for _, op := range []string{"tables.get", "tables.list", "jobs.query"} {
+		for _, f := range injected {
+			if hit[op][f.String()] == 0 {
+				t.Errorf("%s never met %s: the run is too short for its fault mix", op, f)
+			}
+		}
+	}
 	retried := false
 	for _, n := range maxPerRequest {
 		retried = retried || n > 1
