@@ -1,7 +1,6 @@
 package sqltext
 
 import (
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -370,125 +369,6 @@ func (s *tokenSink) lex(src string, steps *int) (incomplete string) {
 	return ""
 }
 
-// unescape decodes the escape sequences GoogleSQL accepts in string
-// literals and quoted identifiers: \a \b \f \n \r \t \v \\ \? \" \' \`,
-// octal \ooo, \xhh (or \Xhh), \uhhhh and \Uhhhhhhhh. ok is false for any
-// other escape, which BigQuery rejects. It adds its work to *steps.
-func unescape(s string, steps *int) (string, bool) {
-	var scratch []byte
-	return unescapeInto(&scratch, s, steps)
-}
-
-// unescapeInto is unescape, decoding in *scratch (which it keeps for the
-// next call): a name with an escape BigQuery does not accept allocates
-// nothing, and one it accepts only its string.
-func unescapeInto(scratch *[]byte, s string, steps *int) (string, bool) {
-	*steps += len(s) // strings.Contains
-	if !strings.Contains(s, `\`) {
-		return s, true
-	}
-	b := (*scratch)[:0]
-	defer func() { *scratch = b }()
-	for i := 0; i < len(s); i++ {
-		*steps++
-		c := s[i]
-		if c != '\\' {
-			b = append(b, c)
-			continue
-		}
-		i++
-		if i >= len(s) {
-			return "", false
-		}
-		switch c := s[i]; c {
-		case 'a':
-			b = append(b, '\a')
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'v':
-			b = append(b, '\v')
-		case '\\', '?', '"', '\'', '`':
-			b = append(b, c)
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			// Three octal digits, at most \377.
-			if i+3 > len(s) {
-				return "", false
-			}
-			n, ok := parseDigits(s[i:i+3], 8)
-			if !ok || n > 0xff {
-				return "", false
-			}
-			b = append(b, byte(n))
-			i += 2
-		case 'x', 'X', 'u', 'U':
-			width := escapeWidth(c)
-			if i+1+width > len(s) {
-				return "", false
-			}
-			n, ok := parseDigits(s[i+1:i+1+width], 16)
-			if !ok {
-				return "", false
-			}
-			if width == 2 {
-				b = append(b, byte(n))
-			} else {
-				r := rune(n)
-				if n > utf8.MaxRune || !utf8.ValidRune(r) {
-					return "", false
-				}
-				b = utf8.AppendRune(b, r)
-			}
-			i += width
-		default:
-			return "", false
-		}
-	}
-	return string(b), utf8.Valid(b)
-}
-
-// parseDigits reads s, all digits of base (8 or 16, at most eight of
-// them), as strconv.ParseUint does but without allocating an error.
-func parseDigits(s string, base uint64) (uint64, bool) {
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		var d uint64
-		switch c := s[i]; {
-		case '0' <= c && c <= '9':
-			d = uint64(c - '0')
-		case 'a' <= c && c <= 'f':
-			d = uint64(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
-		}
-		if d >= base {
-			return 0, false
-		}
-		n = n*base + d
-	}
-	return n, true
-}
-
-// escapeWidth is the number of hex digits after \x, \X, \u or \U.
-func escapeWidth(c byte) int {
-	switch c {
-	case 'u':
-		return 4
-	case 'U':
-		return 8
-	}
-	return 2
-}
-
 // afterPathSeparator reports whether a word starting at i continues a
 // path: it follows a '.' (ds.2024) or a '-' that touches a word before it
 // (my-proj-123.ds.t).
@@ -587,68 +467,6 @@ func scanQuoted(src string, i int, steps *int) (end int, reason string) {
 		return 0, "the SQL is incomplete: a `quoted identifier` is not closed"
 	}
 	return 0, "the SQL is incomplete: a quoted string is not closed"
-}
-
-// Split groups tokens into statements separated by ';', dropping empty
-// ones. Every returned group has at least one token. A CREATE PROCEDURE is
-// one statement, with the semicolons of its BEGIN … END body inside it.
-func Split(toks []Token) [][]Token {
-	var steps int
-	s, compact := fromTokens(toks)
-	var stmts [][]Token
-	for _, sp := range split(s, compact, nil, &steps, false) {
-		stmts = append(stmts, toks[sp.start:sp.end])
-	}
-	return stmts
-}
-
-// span is one statement's tokens, toks[start:end].
-type span struct{ start, end int32 }
-
-func (sp span) of(toks []token) []token { return toks[sp.start:sp.end] }
-
-// split is Split on the readers' tokens, returning the statements' spans
-// (a text may have as many statements as it has bytes: a span holds no
-// pointer, and is a third of a slice's size) in buf's room. It adds one
-// step per token to *steps. A semicolon inside a block (BEGIN … END,
-// CASE … END) ends no statement; blocks are counted in a CREATE PROCEDURE
-// statement, or everywhere when toks is a block's body.
-func split(s *source, toks []token, buf []span, steps *int, body bool) []span {
-	stmts := buf[:0]
-	start := 0
-	procedure := false
-	var b blocks
-	for i, t := range toks {
-		*steps++
-		if i == start {
-			procedure, b = body || createsProcedure(s, toks[start:]), blocks{}
-		}
-		if procedure {
-			b.step(s, toks, i)
-		}
-		if t.isPunct(';') && b.depth == 0 {
-			if i > start {
-				stmts = append(grow(stmts), span{int32(start), int32(i)})
-			}
-			start = i + 1
-		}
-	}
-	if start < len(toks) {
-		stmts = append(stmts, span{int32(start), int32(len(toks))})
-	}
-	return stmts
-}
-
-// grow returns s with room for one more element, doubling it when it is
-// full. append grows a long slice by about a quarter at a time, which
-// copies a slice of n elements some 4n times in all; the slices an input
-// can make as long as it likes (statements, frames, path parts, objects)
-// double, to copy at most n.
-func grow[S ~[]E, E any](s S) S {
-	if len(s) < cap(s) {
-		return s
-	}
-	return slices.Grow(s, max(len(s), 4))
 }
 
 func isWordByte(c byte) bool {

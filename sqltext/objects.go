@@ -1,0 +1,87 @@
+package sqltext
+
+import (
+	"strings"
+)
+
+// object reads the path at i (after IF [NOT] EXISTS) as an object of kind
+// and returns the index after it. A position with no path is left alone.
+func (r *reader) object(toks []token, i int, kind ObjectKind, write bool) int {
+	for i < len(toks) && (r.isWord(toks, i, "IF") || r.isWord(toks, i, "NOT") || r.isWord(toks, i, "EXISTS")) {
+		r.steps++
+		i++
+	}
+	if i < len(toks) && r.isReserved(toks[i]) {
+		return i
+	}
+	path, next := r.readPath(toks, i)
+	if len(path) == 0 {
+		return i
+	}
+	r.add(kind, path, write)
+	return next
+}
+
+// add records an object, or an INFORMATION_SCHEMA path: the path in the
+// arena (a copy, when path is not the one allocated last).
+func (r *reader) add(kind ObjectKind, path []string, write bool) {
+	if hasInformationSchema(path) {
+		r.st.InformationSchema = append(r.st.InformationSchema, r.arena.parts(r.arena.ref(path)))
+		return
+	}
+	if len(path) == 1 && r.ctes[strings.ToLower(path[0])] {
+		return
+	}
+	r.objs.add(objectRec{path: r.arena.ref(path), kind: kind, write: write})
+}
+
+// objectRec is an Object as the reader collects them, without a pointer:
+// its path is in the arena.
+type objectRec struct {
+	path  pathRef
+	kind  ObjectKind
+	write bool
+}
+
+// objects returns r.objs as Objects, or nil for none.
+func (r *reader) objects() []Object {
+	if r.objs.n == 0 {
+		return nil
+	}
+	objects := make([]Object, 0, r.objs.n)
+	for _, c := range r.objs.chunks[:r.objs.used] {
+		for _, o := range c {
+			r.steps++
+			objects = append(objects, Object{Kind: o.kind, Path: r.arena.parts(o.path), Write: o.write})
+		}
+	}
+	return objects
+}
+
+// objectRecs is a list of objectRecs in chunks, which grows without
+// copying and empties (reset) without freeing them.
+type objectRecs struct {
+	// chunks[:used] hold the records; n counts them.
+	chunks [][]objectRec
+	used   int
+	n      int
+}
+
+func (l *objectRecs) add(o objectRec) {
+	if l.used == 0 || len(l.chunks[l.used-1]) == cap(l.chunks[l.used-1]) {
+		if l.used == len(l.chunks) {
+			size := 8
+			if l.used > 0 {
+				size = min(2*cap(l.chunks[l.used-1]), 1024)
+			}
+			l.chunks = append(l.chunks, make([]objectRec, 0, size))
+		}
+		l.chunks[l.used] = l.chunks[l.used][:0]
+		l.used++
+	}
+	l.chunks[l.used-1] = append(l.chunks[l.used-1], o)
+	l.n++
+}
+
+// reset empties the list, keeping its chunks.
+func (l *objectRecs) reset() { l.used, l.n = 0, 0 }
