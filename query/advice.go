@@ -466,44 +466,6 @@ func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef) (
 	return ps, resp.TotalBytesBilled, resp.TotalBytesProcessed, nil
 }
 
-// checkRequiredFilters refuses, before any job, a query that names a
-// table requiring a partition filter without naming its partition column:
-// BigQuery would refuse it. It reads the tables the text names (at most
-// maxAdviceTables), from the Catalog's cached metadata.
-func (s *Service) checkRequiredFilters(ctx context.Context, r *request) error {
-	if s.cfg.Catalog == nil {
-		return nil
-	}
-	words := identifiers(r.text)
-	seen := map[tableRef]bool{}
-	for _, t := range s.namedTables(r) {
-		if seen[t] || t.table == "" {
-			continue
-		}
-		if seen[t] = true; len(seen) > maxAdviceTables {
-			break
-		}
-		if s.cfg.Datasets.Enabled() && !s.cfg.Datasets.Allows(t.project, t.dataset) {
-			continue
-		}
-		l, err := s.cfg.Catalog.TableLayout(ctx, t.project, t.dataset, t.table)
-		if err != nil || l == nil || l.Partitioning == nil || !l.Partitioning.RequireFilter || filtersOn(words, l.Partitioning) {
-			continue
-		}
-		p := l.Partitioning
-		col := p.Column
-		if p.ColumnType != "" {
-			col += " (" + p.ColumnType + ")"
-		}
-		hint := "Filter on " + p.Column + ", e.g. WHERE " + recentFilter(p, 7) + " for the last 7 days; dry_run_sql shows what each range reads."
-		if p.Type == "RANGE" {
-			hint = fmt.Sprintf("Filter on %s to part of [%d, %d); dry_run_sql shows what the query reads.", p.Column, p.RangeStart, p.RangeEnd)
-		}
-		return bqerr.Invalid(fmt.Sprintf("table %s requires a filter on its partition column %s, and the query has none: BigQuery would refuse it; nothing ran", t, col), hint).WithQuery(r.sql)
-	}
-	return nil
-}
-
 // clock is the Service's clock: time.Now unless a test fixed it
 // (Config.now).
 func (s *Service) clock() time.Time {

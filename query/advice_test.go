@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ type partitionBigQuery struct {
 	partitions map[string]int64
 	// wide, when set, is the result schema of every dry run.
 	wide *bq.TableSchema
+	// requireFilter, when set, makes the dry run and jobs.query refuse a
+	// text that does not filter on ts, as BigQuery refuses a query without the
+	// partition filter a table requires.
+	requireFilter bool
 
 	mu      sync.Mutex
 	lookups int
@@ -59,6 +64,9 @@ func (f *partitionBigQuery) dryRun(r *bqfake.Request) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.dryRuns = append(f.dryRuns, sql)
+	if f.requireFilter && !strings.Contains(sql, "WHERE ts") {
+		return nil, noPartitionFilter()
+	}
 	n, known := f.bytes[sql]
 	if !known {
 		return nil, bqfake.Errorf(http.StatusBadRequest, "invalidQuery", "no plan for this text")
@@ -93,6 +101,9 @@ func (f *partitionBigQuery) query(r *bqfake.Request) (any, error) {
 			JobComplete:  true, TotalRows: 60, Rows: rows, TotalBytesProcessed: 1 << 16, TotalBytesBilled: 10 << 20,
 		}, nil
 	}
+	if f.requireFilter && !strings.Contains(req.Query, "WHERE ts") {
+		return nil, noPartitionFilter()
+	}
 	if req.MaximumBytesBilled > 0 && f.bytes[req.Query] > req.MaximumBytesBilled {
 		return nil, bqfake.Errorf(http.StatusBadRequest, "bytesBilledLimitExceeded", "Query exceeded limit for bytes billed: 10485760. 31457280 or higher required.")
 	}
@@ -105,6 +116,12 @@ func (f *partitionBigQuery) query(r *bqfake.Request) (any, error) {
 	}, nil
 }
 
+// noPartitionFilter is BigQuery's refusal of a query over p.sales.events
+// without a filter on its partition column, as real BigQuery words it.
+func noPartitionFilter() error {
+	return bqfake.Errorf(http.StatusBadRequest, "invalidQuery", "Cannot query over table 'p.sales.events' without a filter over column(s) 'ts' that can be used for partition elimination")
+}
+
 // newAdviceService serves a partitioned, clustered sales.events to a
 // service whose clock is fixed at adviceDay, then each configure.
 func newAdviceService(t *testing.T, requireFilter bool, configure ...func(*Config)) (*Service, *partitionBigQuery) {
@@ -114,6 +131,7 @@ func newAdviceService(t *testing.T, requireFilter bool, configure ...func(*Confi
 		"SELECT * FROM sales.events WHERE ts >= DATE '2024-01-01'":            2 * partitionMiB,
 		"SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1": partitionMiB,
 	})
+	fake.requireFilter = requireFilter
 	s := newTestService(t, fake, func(c *Config) {
 		c.now = func() time.Time { return adviceDay }
 		c.State = governance.NewMemory(governance.NewBudget(governance.Limits{}), nil)
@@ -198,28 +216,80 @@ func TestFilteredQueryGetsNoPartitionAdvice(t *testing.T) {
 	}
 }
 
-func TestRequirePartitionFilterRefusedBeforeAnyJob(t *testing.T) {
-	s, fake := newAdviceService(t, true)
-	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events"})
-	if err != nil {
-		t.Fatal(err)
+// BigQuery refuses a query without the partition filter its table
+// requires, in the dry run or the job, and the refusal carries a filter
+// BigQuery accepts, from the table looked up then; nothing looks tables up
+// before the dry run (issue 36: that cost a tables.get on every cold query
+// and hid a hung BigQuery from the breaker).
+func TestRequirePartitionFilterRefusalGetsAFilterHint(t *testing.T) {
+	var lookups atomic.Int64
+	layouts := map[string]*bqtype.TableLayout{
+		"p.sales.events": {Type: "TABLE", Partitioning: &bqtype.PartitionLayout{Type: "DAY", Column: "ts", ColumnType: "DATE", RequireFilter: true}},
 	}
-	if len(out.Advice) == 0 || !strings.Contains(out.Advice[0].Change, "requires a filter on ts") {
-		t.Errorf("dry run advice does not say the filter is required: %+v", out.Advice)
-	}
-	_, err = s.Execute(context.Background(), ExecuteInput{SQL: "SELECT * FROM sales.events"})
-	e := bqerr.From(err)
-	if err == nil || e.Code != bqerr.InvalidArgument || !strings.Contains(e.Message, "requires a filter on its partition column ts (DATE)") ||
-		!strings.Contains(e.Hint, "WHERE ts >= DATE_SUB(CURRENT_DATE(), INTERVAL 6 DAY)") {
-		t.Fatalf("Execute = %v (%+v), want a refusal naming the partition column", err, e)
-	}
-	if fake.jobs != 0 {
-		t.Errorf("jobs started = %d, want 0", fake.jobs)
-	}
-	if _, err := s.Execute(context.Background(), ExecuteInput{SQL: "SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1"}); err != nil {
+	s, fake := newAdviceService(t, true, func(c *Config) {
+		c.Catalog = fakeCatalog{layouts: layouts, layoutLookups: &lookups}
+	})
+	ctx := context.Background()
+	if _, err := s.Execute(ctx, ExecuteInput{SQL: "SELECT COUNT(*) FROM sales.events WHERE ts = CURRENT_DATE() LIMIT 1"}); err != nil {
 		t.Fatalf("filtered query refused: %v", err)
 	}
+	if n := lookups.Load(); n != 0 {
+		t.Errorf("table lookups for a query BigQuery accepted = %d, want 0", n)
+	}
+	wantHint := func(what string, err error) {
+		t.Helper()
+		e := bqerr.From(err)
+		if err == nil || e.Code != bqerr.QueryError || !strings.Contains(e.Message, "without a filter over column(s) 'ts'") ||
+			!strings.Contains(e.Hint, "partition column ts (DATE), e.g. WHERE ts >= DATE_SUB(CURRENT_DATE(), INTERVAL 6 DAY)") {
+			t.Errorf("%s = %v (hint %q), want BigQuery's refusal with a filter on ts", what, err, e.Hint)
+		}
+	}
+	_, err := s.DryRun(ctx, DryRunInput{SQL: "SELECT * FROM sales.events"})
+	wantHint("dry_run_sql", err)
+	_, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.events"})
+	wantHint("execute_sql", err)
 	if fake.jobs != 1 {
-		t.Errorf("jobs started = %d, want 1", fake.jobs)
+		t.Errorf("jobs started = %d, want 1 (the filtered query's)", fake.jobs)
+	}
+	if n := lookups.Load(); n != 2 {
+		t.Errorf("table lookups = %d, want one per refusal", n)
+	}
+
+	// The job refuses it (no dry run on a server that allows writes): the
+	// same hint. A table that cannot be looked up gets one naming the
+	// column alone.
+	s, _ = newAdviceService(t, true, func(c *Config) {
+		c.AllowWrites = true
+		c.Catalog = fakeCatalog{layouts: layouts}
+	})
+	_, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.events"})
+	wantHint("execute_sql without a dry run", err)
+	s, _ = newAdviceService(t, true, func(c *Config) { c.Catalog = fakeCatalog{} })
+	_, err = s.Execute(ctx, ExecuteInput{SQL: "SELECT * FROM sales.events"})
+	if e := bqerr.From(err); e.Code != bqerr.QueryError || !strings.Contains(e.Hint, "partition column ts: add one to WHERE") {
+		t.Errorf("refusal over a table not looked up = %v (hint %q), want a hint naming ts", err, e.Hint)
+	}
+}
+
+func TestPartitionFilterRefusalIsRead(t *testing.T) {
+	for _, c := range []struct {
+		msg            string
+		table, columns string
+		ref            tableRef
+	}{
+		{"Cannot query over table 'p.sales.events' without a filter over column(s) 'ts' that can be used for partition elimination", "p.sales.events", "ts", tableRef{"p", "sales", "events"}},
+		{"Cannot query over table 'example.com:p.d.t' without a filter over column(s) 'a, b' that can be used for partition elimination", "example.com:p.d.t", "a, b", tableRef{"example.com:p", "d", "t"}},
+		{"Cannot query over table 'sales.events' without a filter over column(s) 'day' that can be used for partition elimination", "sales.events", "day", tableRef{"dflt", "sales", "events"}},
+	} {
+		table, columns, ok := partitionFilterRefusal(c.msg)
+		ref, refOK := splitTable(table, "dflt")
+		if !ok || !refOK || table != c.table || columns != c.columns || ref != c.ref {
+			t.Errorf("%q: read %q %q %v, %+v %v", c.msg, table, columns, ok, ref, refOK)
+		}
+	}
+	for _, msg := range []string{"Syntax error: Unexpected identifier", "Cannot query over table 'p.d.t' without", "Cannot query over table 'x"} {
+		if _, _, ok := partitionFilterRefusal(msg); ok {
+			t.Errorf("%q read as a partition filter refusal", msg)
+		}
 	}
 }

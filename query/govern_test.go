@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -122,9 +123,14 @@ type fakeCatalog struct {
 	datasets []string
 	// layouts are tables' partitioning and clustering (advice.go).
 	layouts map[string]*bqtype.TableLayout
+	// layoutLookups, when set, counts the calls of TableLayout.
+	layoutLookups *atomic.Int64
 }
 
 func (c fakeCatalog) TableLayout(_ context.Context, project, dataset, table string) (*bqtype.TableLayout, error) {
+	if c.layoutLookups != nil {
+		c.layoutLookups.Add(1)
+	}
 	if l, ok := c.layouts[project+"."+dataset+"."+table]; ok {
 		return l, nil
 	}

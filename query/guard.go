@@ -38,9 +38,6 @@ func (s *Service) preflight(ctx context.Context, r *request) error {
 			return bqerr.From(err).WithQuery(r.sql)
 		}
 	}
-	if err := s.checkRequiredFilters(ctx, r); err != nil {
-		return err
-	}
 	v, known := s.verdicts.get(r)
 	budgeted := s.cfg.State.Limited() || s.cfg.ConfirmAboveBytes > 0
 	needDryRun := budgeted || r.checkEstimate != nil ||

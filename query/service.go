@@ -63,7 +63,8 @@ type Service struct {
 
 // fail maps err for the agent and, when the query's deadline or the
 // client's cancellation ended the call, stops the job too: a query nobody
-// waits for must not go on spending.
+// waits for must not go on spending. BigQuery's refusal of a query without
+// a required partition filter gets a hint with one (filterhint.go).
 func (s *Service) fail(ctx context.Context, err error, r *request, ref job.Ref) error {
 	e := bqerr.From(err)
 	if ctx.Err() != nil {
@@ -87,6 +88,7 @@ func (s *Service) fail(ctx context.Context, err error, r *request, ref job.Ref) 
 	if ref.ID != "" && e.Details.JobID == "" {
 		e = e.WithJobID(ref.ID)
 	}
+	e = s.explainPartitionFilter(ctx, r, e)
 	if e.Details.Query == "" && (e.Code == bqerr.QueryError || e.Code == bqerr.DeadlineExceeded || e.Code == bqerr.ResourceExhausted) {
 		e = e.WithQuery(r.sql)
 	}
