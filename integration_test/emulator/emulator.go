@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 
 	"cloud.google.com/go/bigquery"
@@ -43,22 +42,27 @@ type Emulator struct {
 // ViewQuery is the SQL of the sample view shop.customer_revenue.
 const ViewQuery = "SELECT c.customer_id, c.name, SUM(o.total) AS revenue FROM `demo-project.shop.customers` c JOIN `demo-project.shop.orders` o USING (customer_id) GROUP BY c.customer_id, c.name"
 
-// Start starts an emulator loaded with the sample data.
-func Start(ctx context.Context) (*Emulator, error) {
+// Start starts an emulator loaded with the sample data and, after it, the
+// datasets of each extra emulator YAML (such as the semantic layer's shop,
+// semantic/testdata/shop/data.yaml).
+func Start(ctx context.Context, extra ...[]byte) (*Emulator, error) {
 	dir, err := os.MkdirTemp("", "bqmcp-emulator-")
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(dir, "sample.yaml")
-	if err := os.WriteFile(path, sampleYAML, 0o600); err != nil {
-		return nil, err
+	projects, err := decodeProjects(append([][]byte{sampleYAML}, extra...))
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("reading emulator data: %w", err)
 	}
 	srv, err := server.New(server.TempStorage)
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting emulator: %w", err)
 	}
-	if err := srv.Load(server.YAMLSource(path)); err != nil {
+	if err := srv.Load(server.StructSource(projects...)); err != nil {
 		srv.Close()
+		os.RemoveAll(dir)
 		return nil, fmt.Errorf("loading sample data: %w", err)
 	}
 	if err := srv.SetProject(Project); err != nil {
