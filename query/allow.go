@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
@@ -248,23 +249,26 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 	refuse := func(t tableRef) error {
 		return a.Denied(fmt.Sprintf("the query reads %s, outside this server's dataset allowlist", t))
 	}
-	words := identifiers(r.text)
+	// A dataset of the project that is not allowed must not be named at all
+	// (a view there could read the same tables as an authorized one).
+	var ids []string
+	if s.cfg.Catalog != nil {
+		var err error
+		if ids, err = s.cfg.Catalog.DatasetIDs(ctx, s.cfg.Project); err != nil {
+			return bqerr.From(err)
+		}
+	}
+	words := datasetWords(r.text, s.cfg.Project, ids)
 	for _, t := range outside {
-		if words[strings.ToLower(t.dataset)] {
+		if words.name(t.project, t.dataset) {
 			return refuse(t)
 		}
 	}
-	// A dataset of the project that is not allowed must not be named at all
-	// (a view there could read the same tables as an authorized one).
 	if s.cfg.Catalog == nil {
 		return refuse(outside[0])
 	}
-	ids, err := s.cfg.Catalog.DatasetIDs(ctx, s.cfg.Project)
-	if err != nil {
-		return bqerr.From(err)
-	}
 	for _, id := range ids {
-		if words[strings.ToLower(id)] && !a.Allows(s.cfg.Project, id) {
+		if words.name(s.cfg.Project, id) && !a.Allows(s.cfg.Project, id) {
 			return a.Denied(fmt.Sprintf("the query names dataset %s, outside this server's dataset allowlist", id))
 		}
 	}
@@ -290,30 +294,87 @@ func (s *Service) checkThroughViews(ctx context.Context, r *request, named []tab
 	return nil
 }
 
-// identifiers returns every identifier of the text and every part of a
-// quoted one, decoded and lower-cased, but for aliases: a name right after
-// AS that no '.' follows (SELECT id AS secret, FROM t AS secret) names a
-// column or a range variable, never a dataset, and a path that starts with
-// it elsewhere is still counted there.
+// identifiers returns identifierWords lower-cased, as BigQuery compares
+// column names.
 func identifiers(text *sqltext.Text) map[string]bool {
 	words := map[string]bool{}
-	n := text.NumTokens()
-	for i := range n {
-		if i > 0 && text.Token(i-1).IsWord("AS") && !(i+1 < n && text.Token(i+1).IsPunct('.')) {
-			continue
-		}
-		t := text.Token(i)
-		switch t.Kind {
-		case sqltext.Word:
-			words[strings.ToLower(t.Text)] = true
-		case sqltext.QuotedIdent:
-			words[strings.ToLower(t.Value)] = true
-			for _, p := range strings.Split(t.Value, ".") {
-				words[strings.ToLower(p)] = true
+	for w := range identifierWords(text) {
+		words[strings.ToLower(w)] = true
+	}
+	return words
+}
+
+// identifierWords yields every identifier of the text and every part of a
+// quoted one, decoded, but for aliases: a name right after AS that no '.'
+// follows (SELECT id AS secret, FROM t AS secret) names a column or a range
+// variable, never a dataset, and a path that starts with it elsewhere is
+// still counted there.
+func identifierWords(text *sqltext.Text) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		n := text.NumTokens()
+		for i := range n {
+			if i > 0 && text.Token(i-1).IsWord("AS") && !(i+1 < n && text.Token(i+1).IsPunct('.')) {
+				continue
+			}
+			t := text.Token(i)
+			switch t.Kind {
+			case sqltext.Word:
+				if !yield(t.Text) {
+					return
+				}
+			case sqltext.QuotedIdent:
+				if !yield(t.Value) {
+					return
+				}
+				for _, p := range strings.Split(t.Value, ".") {
+					if !yield(p) {
+						return
+					}
+				}
 			}
 		}
 	}
-	return words
+}
+
+// datasetNames are a text's identifiers (identifierWords) as they may
+// name datasets: BigQuery compares dataset IDs case-sensitively (sales and
+// Sales are two datasets), except a dataset created case-insensitive
+// (is_case_insensitive), which answers to every spelling of its ID; no
+// other dataset of its project can then have an ID that differs from its
+// own only in case.
+type datasetNames struct {
+	// exact are the words as written, and folded the words by their
+	// lower-cased form; project is the server's project, and shared
+	// counts its dataset IDs by their lower-cased form.
+	exact   map[string]bool
+	folded  map[string]bool
+	project string
+	shared  map[string]int
+}
+
+func datasetWords(text *sqltext.Text, project string, ids []string) datasetNames {
+	d := datasetNames{exact: map[string]bool{}, folded: map[string]bool{}, project: project, shared: map[string]int{}}
+	for w := range identifierWords(text) {
+		d.exact[w] = true
+		d.folded[strings.ToLower(w)] = true
+	}
+	for _, id := range ids {
+		d.shared[strings.ToLower(id)]++
+	}
+	return d
+}
+
+// name reports whether some word may name the dataset of project: its ID
+// as written, or another spelling of it unless another dataset of the
+// server's project has an ID that differs only in case (then both are
+// case-sensitive). Of another project, whose datasets the server does not
+// list, any spelling may.
+func (d datasetNames) name(project, dataset string) bool {
+	if d.exact[dataset] {
+		return true
+	}
+	key := strings.ToLower(dataset)
+	return d.folded[key] && (project != d.project || d.shared[key] < 2)
 }
 
 // viewTables returns the tables a view reads, from a dry run of a SELECT on

@@ -99,6 +99,10 @@ func (r *reader) reset(s *source, toks []token, a *arena) {
 	r.known, r.sized, r.itemParen, r.exporting, r.pendingCall, r.lead, r.steps = false, false, false, false, 0, 0, 0
 	r.frames = append(r.frames[:0], frame{})
 	r.calls, r.openCalls, r.scopes, r.cases, r.decls = r.calls[:0], r.openCalls[:0], r.scopes[:0], r.cases[:0], r.decls[:0]
+	r.queries, r.fromDecls, r.candidates, r.selecting = r.queries[:0], r.fromDecls[:0], r.candidates[:0], 0
+	if r.pre != nil {
+		r.pre = nil
+	}
 	if r.ctes != nil {
 		r.ctes = nil
 	}

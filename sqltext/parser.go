@@ -42,6 +42,7 @@ func (p *parser) release() {
 		r.reset(nil, nil, nil)
 		r.frames = r.frames[:0]
 		r.calls, r.decls, r.pathBuf = forget(r.calls), forget(r.decls), forget(r.pathBuf)
+		r.fromDecls, r.candidates = forget(r.fromDecls), forget(r.candidates)
 	}
 	parsers.Put(p)
 }

@@ -113,6 +113,16 @@ type reader struct {
 	// asks latest once rather than walking down the frames.
 	decls  []rangeDecl
 	latest map[string]int32
+	// queries are the open frames' queries, innermost last, and
+	// selecting counts those in their select lists (scope.go).
+	queries   []openQuery
+	selecting int32
+	// fromDecls and candidates are what the first scan notes for a
+	// second (scope.go); pre is set in the second: the aliases to declare
+	// at each query's SELECT.
+	fromDecls  []fromDecl
+	candidates []string
+	pre        map[int32][]string
 	// lead is leadingWord(toks), which DML keywords compare with.
 	lead int
 	// parens is the last run of '(' startsQuery looked past.
@@ -193,6 +203,7 @@ func (r *reader) declare(name string) {
 	if prev >= 0 && r.decls[prev].frame == top {
 		return // the frame declares it already
 	}
+	r.noteFromDecl(key)
 	if r.latest == nil && len(r.decls) == fewDecls {
 		r.latest = make(map[string]int32, 2*fewDecls)
 		for d, decl := range r.decls {
@@ -266,6 +277,7 @@ func (r *reader) depth() int {
 // pop closes the innermost frame and returns it, with the call whose
 // arguments it held, or nil (good until the next open).
 func (r *reader) pop() (frame, *callState) {
+	r.endQuery()
 	r.forget()
 	closed := *r.top()
 	var call *callState

@@ -60,11 +60,11 @@ func afterPathDot(toks []token, i int) bool {
 	return i > 0 && (toks[i-1].isPunct('.') || toks[i-1].isPunct('@'))
 }
 
-// scan walks the tokens once, keeping a frame per parenthesis, and reads a
-// path wherever GoogleSQL names an object.
+// scan reads a path wherever GoogleSQL names an object: it walks the
+// tokens once, and a second time when a select list names a range variable
+// its FROM declares later (scope.go).
 func (r *reader) scan() {
-	toks := r.toks
-	for _, t := range toks {
+	for _, t := range r.toks {
 		if !r.src.bad {
 			break // no token of the text is bad
 		}
@@ -73,6 +73,17 @@ func (r *reader) scan() {
 			r.unplaced("a quoted identifier holds an escape sequence BigQuery does not accept")
 		}
 	}
+	n := len(r.st.Unplaced)
+	r.walk()
+	if pre := r.predeclarations(); pre != nil {
+		r.rescan(pre, n)
+		r.walk()
+	}
+}
+
+// walk walks the tokens once, keeping a frame per parenthesis.
+func (r *reader) walk() {
+	toks := r.toks
 	for i := 0; i < len(toks); {
 		r.steps++
 		if next, ok := r.callArgument(toks, i); ok {
@@ -162,6 +173,7 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 		if r.st.Kind == "LOAD DATA" && i+1 < len(toks) && r.isWord(toks, i+1, "FILES") {
 			return i + 2, true // FROM FILES (options): no from-item
 		}
+		r.fromStarts()
 		f.from, f.item = true, true
 		return i + 1, true
 	case "JOIN":
@@ -181,8 +193,12 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 		f.item = false // a join condition; the FROM list goes on after it
 		return i + 1, true
 	case "UNION", "INTERSECT", "EXCEPT":
+		if kw == "EXCEPT" && i > 0 && toks[i-1].isPunct('*') && i+1 < len(toks) && toks[i+1].isPunct('(') {
+			return i + 1, true // SELECT * EXCEPT (columns)
+		}
 		// A set operation: the next query has a scope of its own.
 		f.from, f.item = false, false
+		r.endQuery()
 		r.forget()
 		return i + 1, true
 	case "CASE":
@@ -202,6 +218,9 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 	case "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "SELECT", "SET", "VALUES", "OPTIONS":
 		// A clause that ends a FROM list.
 		f.from, f.item = false, false
+		if kw == "SELECT" {
+			r.startQuery(toks, i)
+		}
 		return i + 1, true
 	case "RECURSIVE":
 		return i + 1, true
@@ -340,6 +359,7 @@ func (r *reader) fromItem(toks []token, i int) int {
 		// Not alias.array_column (an implicit UNNEST of a range
 		// variable): a table.
 		r.add(Table, path, false)
+		r.noteCandidate(path)
 	}
 	last := path[len(path)-1]
 	if j := r.alias(toks, next); j > next {
@@ -419,8 +439,10 @@ func (r *reader) punct(toks []token, i int) int {
 		}
 		return i + 1
 	case t.isPunct('|') && i+1 < len(toks) && toks[i+1].isPunct('>'):
-		// A pipe operator ends the FROM list it follows.
+		// A pipe operator ends the FROM list it follows, and the query
+		// whose select list an alias declared later would be seen in.
 		f.from, f.item = false, false
+		r.endQuery()
 		return i + 2
 	default:
 		f.item = false

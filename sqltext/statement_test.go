@@ -88,10 +88,8 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT * FROM my-proj-123.secret.t AS x WHERE x.a > 0", "SELECT table:my-proj-123.secret.t"},
 		{"SELECT * FROM ok.secret, (SELECT * FROM secret.t)", "SELECT table:ok.secret table:secret.t"},
 		{"SELECT * FROM ok.t WHERE EXISTS (SELECT x FROM t.arr)", "SELECT table:ok.t"},
-		// A range variable is known only after the text declares it: a
-		// correlated path before its FROM list is read as a table (the
-		// strict side).
-		{"SELECT (SELECT x FROM t.arr) FROM ok.t", "SELECT table:t.arr table:ok.t"},
+		// A select list sees its FROM's range variables (scope_test.go).
+		{"SELECT (SELECT x FROM t.arr) FROM ok.t", "SELECT table:ok.t"},
 		{"INSERT INTO ok.secret SELECT * FROM secret.t", "INSERT table!:ok.secret table:secret.t"},
 		{"SELECT * FROM ok.a JOIN @{join_method = HASH_JOIN} secret.t ON TRUE", "SELECT table:ok.a table:secret.t"},
 		{"SELECT x-secret.fn(1) FROM ok.a", "SELECT routine:secret.fn table:ok.a"},

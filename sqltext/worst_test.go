@@ -88,6 +88,22 @@ var worstShapes = []worstShape{
 		return nest(n, "CREATE PROCEDURE d.p() BEGIN ", "BEGIN ", "SELECT 1;", " END;", " END")
 	}},
 	{"create-words", func(n int) string { return nest(n, "CREATE ", "OR ", "TABLE d.t AS SELECT 1", "", "") }},
+	// Correlated paths in select lists make the reader scan twice
+	// (scope.go): each shape below does, and the second scan must stay
+	// linear too.
+	{"select-list-subqueries", func(n int) string {
+		return nest(n, "SELECT ", "(SELECT (SELECT 1 FROM e.a, e.b, x.y) FROM e.c AS f) AS z, ", "1", "", " FROM d.t AS e")
+	}},
+	{"select-list-nesting", func(n int) string {
+		return nest(n, "SELECT ", "(SELECT ", "1 FROM e.a, e.b", ") AS x FROM d.t AS e", " FROM d.t AS e")
+	}},
+	{"select-list-parens", func(n int) string {
+		k := n / 4
+		return "SELECT (SELECT 1 FROM e.a) FROM " + strings.Repeat("(", k) + "d.t" + strings.Repeat(")", k) + " AS e"
+	}},
+	{"select-list-aliases", func(n int) string {
+		return nest(n, "SELECT (SELECT 1 FROM a.x) FROM ", "d.t AS a, ", "d.t AS b", "", "")
+	}},
 }
 
 // BenchmarkReadWorstShapes parses and guards 1 MB of each worst shape; its

@@ -2804,3 +2804,149 @@ BEGIN
   END FOR;
 END
 ;;
+-- ===== Issue 35 (scopes): GA4 export idioms. Correlated subqueries of the
+-- select list name the FROM's range variable before the FROM declares it;
+-- UNNEST(event_params), the implicit UNNEST e.event_params, events_* with
+-- _TABLE_SUFFIX, intraday tables. Kept in one block for easy merges. =====
+-- model: GA4 export reference, ga_session_id with UNNEST in a scalar subquery
+-- reads: analytics_123456
+SELECT
+  user_pseudo_id,
+  (SELECT value.int_value FROM UNNEST(e.event_params) WHERE key = 'ga_session_id') AS session_id
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- model: GA4 session id through the implicit UNNEST of the range variable
+-- reads: analytics_123456
+SELECT
+  (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id,
+  COUNT(*) AS events
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+GROUP BY session_id
+;;
+-- model: GA4 sessions: user and session key from two correlated subqueries
+-- reads: analytics_123456
+SELECT
+  CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS STRING)) AS session_key,
+  MIN(TIMESTAMP_MICROS(event_timestamp)) AS session_start,
+  COUNTIF(event_name = 'page_view') AS page_views
+FROM `p.analytics_123456.events_*` e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+GROUP BY session_key
+;;
+-- model: GA4 landing pages with QUALIFY over a correlated subquery
+-- reads: analytics_123456
+SELECT
+  user_pseudo_id,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS landing_page
+FROM analytics_123456.events_20240115 AS e
+WHERE event_name = 'page_view'
+QUALIFY ROW_NUMBER() OVER (
+  PARTITION BY user_pseudo_id, (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id')
+  ORDER BY event_timestamp) = 1
+;;
+-- model: GA4 engaged sessions with COALESCE over int and string values
+-- reads: analytics_123456
+SELECT
+  COUNT(DISTINCT CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING))) AS sessions,
+  COUNT(DISTINCT IF(
+    COALESCE((SELECT value.string_value FROM e.event_params WHERE key = 'session_engaged'),
+             CAST((SELECT value.int_value FROM e.event_params WHERE key = 'session_engaged') AS STRING)) = '1',
+    CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS STRING)), NULL)) AS engaged_sessions
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- model: GA4 user properties as an array of structs from the implicit alias
+-- reads: analytics_123456
+SELECT
+  user_pseudo_id,
+  ARRAY(SELECT AS STRUCT key, value.string_value FROM events_20240115.user_properties) AS props
+FROM analytics_123456.events_20240115
+;;
+-- model: GA4 ecommerce items: purchase revenue per item from a correlated subquery
+-- reads: analytics_123456
+SELECT
+  event_date,
+  (SELECT SUM(i.price * i.quantity) FROM e.items AS i) AS basket_value,
+  (SELECT STRING_AGG(i.item_name, ', ' ORDER BY i.item_name) FROM e.items AS i) AS item_names
+FROM `p.analytics_123456.events_*` AS e
+WHERE event_name = 'purchase' AND _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- model: GA4 traffic source of the first event, EXISTS on event_params
+-- reads: analytics_123456
+SELECT traffic_source.source, traffic_source.medium, COUNT(DISTINCT user_pseudo_id) AS users
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  AND EXISTS (SELECT 1 FROM e.event_params WHERE key = 'entrances' AND value.int_value = 1)
+GROUP BY 1, 2
+ORDER BY users DESC
+;;
+-- model: GA4 daily and intraday tables together
+-- reads: analytics_123456
+SELECT
+  event_name,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_title') AS page_title
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', CURRENT_DATE())
+   OR _TABLE_SUFFIX = CONCAT('intraday_', FORMAT_DATE('%Y%m%d', CURRENT_DATE()))
+;;
+-- model: GA4 sessions in a CTE, with ORDER BY on a correlated subquery
+-- reads: analytics_123456
+WITH sessions AS (
+  SELECT
+    user_pseudo_id,
+    (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id,
+    MAX((SELECT value.int_value FROM e.event_params WHERE key = 'engagement_time_msec')) AS engagement_msec
+  FROM `p.analytics_123456.events_*` AS e
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+  GROUP BY 1, 2
+)
+SELECT * FROM sessions
+ORDER BY engagement_msec DESC
+LIMIT 100
+;;
+-- model: GA4 SELECT * EXCEPT with the page location pulled out (dbt GA4 staging model)
+-- reads: analytics_123456
+SELECT
+  * EXCEPT (event_params, user_properties),
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS page_location,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_referrer') AS page_referrer
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX >= '20240101'
+;;
+-- model: GA4 funnel in pipe syntax with a correlated subquery after the FROM
+-- reads: analytics_123456
+FROM `p.analytics_123456.events_*` AS e
+|> WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+|> EXTEND (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id
+|> AGGREGATE COUNTIF(event_name = 'add_to_cart') AS carts, COUNTIF(event_name = 'purchase') AS purchases GROUP BY session_id
+;;
+-- model: GA4 view over the export, as dbt materializes staging models
+-- reads: analytics_123456, staging
+-- writes
+CREATE OR REPLACE VIEW staging.ga4_page_views AS
+SELECT
+  PARSE_DATE('%Y%m%d', event_date) AS event_date,
+  user_pseudo_id,
+  (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS page_location
+FROM `p.analytics_123456.events_*` AS e
+WHERE event_name = 'page_view'
+;;
+-- model: GA4 incremental MERGE of sessions (dbt incremental model, compiled)
+-- reads: analytics_123456, staging
+-- writes
+MERGE staging.ga4_sessions AS T
+USING (
+  SELECT
+    user_pseudo_id,
+    (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id,
+    MIN(event_timestamp) AS started_at
+  FROM `p.analytics_123456.events_*` AS e
+  WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+  GROUP BY 1, 2
+) AS S
+ON T.user_pseudo_id = S.user_pseudo_id AND T.session_id = S.session_id
+WHEN NOT MATCHED THEN INSERT (user_pseudo_id, session_id, started_at) VALUES (S.user_pseudo_id, S.session_id, S.started_at)
+;;

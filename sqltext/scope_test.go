@@ -1,0 +1,77 @@
+package sqltext
+
+import "testing"
+
+// TestScopes holds the reader to BigQuery's scopes of range variables
+// (issue 35): a query's FROM aliases are seen in its select list and the
+// subqueries of it, in QUALIFY, WINDOW and ORDER BY, and nowhere a
+// from-item path that starts with them could be a table BigQuery reads
+// instead.
+func TestScopes(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		// The GA4 idioms: a correlated path in a subquery of the select
+		// list, before the FROM that declares it.
+		{"SELECT (SELECT value.int_value FROM UNNEST(e.event_params) WHERE key = 'ga_session_id') AS s FROM `p.analytics_1.events_*` AS e",
+			"SELECT table:p.analytics_1.events_*"},
+		{"SELECT (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id FROM `p.analytics_1.events_*` AS e",
+			"SELECT table:p.analytics_1.events_*"},
+		{"SELECT user_pseudo_id, (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS page, " +
+			"ARRAY(SELECT AS STRUCT key FROM e.user_properties) AS props, COALESCE((SELECT MAX(p.value.int_value) FROM e.event_params AS p), 0) AS m " +
+			"FROM analytics_1.events_20240101 e WHERE EXISTS (SELECT 1 FROM e.items)",
+			"SELECT table:analytics_1.events_20240101"},
+		// The implicit alias (the table's last part) is one too.
+		{"SELECT (SELECT x FROM t.arr) FROM ok.t", "SELECT table:ok.t"},
+		{"SELECT (SELECT x FROM T.arr) FROM ok.t", "SELECT table:ok.t"}, // aliases are case-blind
+		// Two levels: the outer select list's alias, seen through the inner's.
+		{"SELECT (SELECT (SELECT y FROM e.arr) FROM ok.u) FROM ok.t AS e", "SELECT table:ok.u table:ok.t"},
+		{"SELECT (SELECT (SELECT y FROM u.arr) FROM ok.u) FROM ok.t AS e", "SELECT table:ok.u table:ok.t"},
+		// In a CTE, in DML, in a view, in a FROM subquery, after WITH.
+		{"WITH c AS (SELECT (SELECT x FROM e.a) AS x FROM ok.t AS e) SELECT * FROM c", "SELECT table:ok.t"},
+		{"INSERT INTO ok.o SELECT (SELECT x FROM e.a) FROM ok.t AS e", "INSERT table!:ok.o table:ok.t"},
+		{"CREATE VIEW ok.v AS SELECT (SELECT x FROM e.a) AS x FROM ok.t AS e", "CREATE VIEW table!:ok.v table:ok.t"},
+		{"SELECT * FROM (SELECT (SELECT x FROM e.a) AS x FROM ok.t AS e)", "SELECT table:ok.t"},
+		{"SELECT * EXCEPT (a), (SELECT x FROM e.a) FROM ok.t AS e", "SELECT table:ok.t"},
+		{"SELECT e.* EXCEPT (a), (SELECT x FROM e.a) FROM ok.t AS e", "SELECT table:ok.t"},
+		// QUALIFY, WINDOW, ORDER BY come after the FROM.
+		{"SELECT * FROM ok.t AS e QUALIFY ROW_NUMBER() OVER (ORDER BY (SELECT MAX(x) FROM e.a)) = 1", "SELECT table:ok.t"},
+		{"SELECT * FROM ok.t AS e ORDER BY (SELECT MAX(x) FROM e.a)", "SELECT table:ok.t"},
+		{"SELECT SUM(n) OVER w FROM ok.t AS e WINDOW w AS (ORDER BY (SELECT MAX(x) FROM e.a))", "SELECT table:ok.t"},
+		// What an alias must not hide. Another name.
+		{"SELECT (SELECT * FROM secret.t) FROM sales.t AS x", "SELECT table:secret.t table:sales.t"},
+		// A CTE before the query that declares it.
+		{"WITH c AS (SELECT * FROM secret.t) SELECT * FROM c, ok.u AS secret", "SELECT table:secret.t table:ok.u"},
+		{"WITH c AS (SELECT (SELECT 1 FROM secret.t) AS n) SELECT (SELECT 1 FROM secret.x) FROM c, ok.u AS secret",
+			"SELECT table:secret.t table:ok.u"},
+		// A query before a set operation, or after it.
+		{"SELECT (SELECT 1 FROM secret.t) UNION ALL SELECT 1 FROM ok.u AS secret", "SELECT table:secret.t table:ok.u"},
+		{"SELECT 1 FROM ok.u AS secret UNION ALL SELECT (SELECT 1 FROM secret.t)", "SELECT table:ok.u table:secret.t"},
+		{"SELECT 1 FROM ok.u AS secret EXCEPT DISTINCT SELECT (SELECT 1 FROM secret.t) FROM ok.v AS w", "SELECT table:ok.u table:secret.t table:ok.v"},
+		// A pipe operator before the join that declares it.
+		{"FROM ok.t |> SELECT (SELECT 1 FROM secret.t) AS n |> JOIN ok.u AS secret ON TRUE", "SELECT table:ok.t table:secret.t table:ok.u"},
+		{"SELECT (SELECT 1 FROM secret.t) AS n |> JOIN ok.u AS secret ON TRUE", "SELECT table:secret.t table:ok.u"},
+		// The FROM list that declares it, and a subquery in it (no LATERAL).
+		{"SELECT (SELECT 1 FROM e.a) FROM secret.t AS secret", "SELECT table:e.a table:secret.t"},
+		{"SELECT (SELECT 1 FROM secret.x) FROM secret.t AS secret", "SELECT table:secret.t"},
+		{"SELECT (SELECT 1 FROM secret.x) FROM (SELECT * FROM secret.y), ok.t AS secret", "SELECT table:secret.y table:ok.t"},
+		{"SELECT (SELECT 1 FROM ok.a JOIN ok.b ON EXISTS (SELECT 1 FROM s.x) JOIN ok.c AS s) FROM ok.t", "SELECT table:ok.a table:ok.b table:s.x table:ok.c table:ok.t"},
+		// A subquery in a FROM list of the select list's subquery sees
+		// no alias outside it (the strict side).
+		{"SELECT (SELECT COUNT(*) FROM (SELECT * FROM e.a)) FROM ok.t AS e", "SELECT table:e.a table:ok.t"},
+		// A closed subquery's FROM declares nothing for its outer query.
+		{"SELECT (SELECT 1 FROM secret.t), (SELECT 2 FROM ok.u AS secret) FROM ok.v", "SELECT table:secret.t table:ok.u table:ok.v"},
+		// A select list without a FROM.
+		{"SELECT (SELECT 1 FROM e.a) AS n", "SELECT table:e.a"},
+		// A procedure's body statement.
+		{"CREATE PROCEDURE ok.p() BEGIN SELECT (SELECT 1 FROM e.a) FROM ok.t AS e; SELECT (SELECT 1 FROM e.b); END",
+			"CREATE PROCEDURE routine!:ok.p table:ok.t table:e.b"},
+	} {
+		p := Parse(c.sql)
+		if len(p.Statements) != 1 {
+			t.Errorf("%s: %d statements", c.sql, len(p.Statements))
+			continue
+		}
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
