@@ -8,9 +8,12 @@
 // opening an existing job for the job tools, the ownership check before
 // any request.
 //
-// execute_sql, get_job, get_query_results and cancel_job (package query)
-// and every job export_results runs (package export: query, copy and
-// extract) go through a Runner. The checks before a job (read-only guard,
+// execute_sql, get_job, get_query_results and cancel_job (package query),
+// every job export_results runs (package export: query, copy and
+// extract) and the server's own lookups (cost advice's partition sizes,
+// search_columns' INFORMATION_SCHEMA search: Lookup) go through a Runner;
+// a query job of a call is one value, a Handle, whose Close ends its
+// charge in one place (handle.go). The checks before a job (read-only guard,
 // allowlist, budget reservation, confirmation) stay with the tools: this
 // package starts what they admitted.
 package job

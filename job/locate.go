@@ -41,9 +41,9 @@ func newLocations() *locations {
 	return &locations{jobs: c}
 }
 
-// Remember notes where a job runs, so the job tools find it without a
+// remember notes where a job runs, so the job tools find it without a
 // location.
-func (r *Runner) Remember(job Ref) {
+func (r *Runner) remember(job Ref) {
 	if job.ID != "" && job.Location != "" {
 		r.jobs.jobs.Add(job.ID, job.Location)
 	}
@@ -84,7 +84,7 @@ func (r *Runner) get(ctx context.Context, id, loc string) (*found, error) {
 		status = &bigquery.JobStatus{}
 	}
 	f := &found{job: job, status: status, loc: cmp.Or(job.Location(), loc)}
-	r.Remember(Ref{ID: id, Location: f.loc})
+	r.remember(Ref{ID: id, Location: f.loc})
 	return f, nil
 }
 

@@ -30,10 +30,10 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
-// Own records job as the caller's, with what its call charges it to and
+// own records job as the caller's, with what its call charges it to and
 // whether the allowlist let it through only by an authorized view. A job
 // not recorded can be read only by its own call.
-func (r *Runner) Own(ctx context.Context, job Ref, c Charge, throughView bool) {
+func (r *Runner) own(ctx context.Context, job Ref, c Charge, throughView bool) {
 	if job.ID == "" {
 		return
 	}
@@ -204,7 +204,7 @@ func (r *Runner) open(ctx context.Context, jobID, location string) (*Job, error)
 func (r *Runner) Finished(ctx context.Context, job Ref, c Charge) (*Job, error) {
 	f, err := r.get(ctx, job.ID, job.Location)
 	if err != nil {
-		r.Follow(ctx, job, c)
+		r.follow(ctx, job, c)
 		return nil, err
 	}
 	j := &Job{Access: Access{rec: governance.JobRecord{ID: job.ID, Location: job.Location, Reservation: c.Reservation,

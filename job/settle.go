@@ -40,11 +40,11 @@ type Charge struct {
 	Meta        Meta
 }
 
-// Settle charges a finished job's cost in place of its hold, and lists it
+// settle charges a finished job's cost in place of its hold, and lists it
 // among the caller's last jobs in the same step. It is safe to call for a
 // job already settled (nothing happens) and for one this server did not
 // start (no reservation).
-func (r *Runner) Settle(ctx context.Context, job Ref, c Charge, st Status) {
+func (r *Runner) settle(ctx context.Context, job Ref, c Charge, st Status) {
 	r.follower.drop(job.ID)
 	if c.Reservation == "" {
 		return
@@ -76,7 +76,7 @@ func (r *Runner) settleSeen(ctx context.Context, j *Job) {
 		s.BytesBilled, s.CacheHit, s.Statement = qs.TotalBytesBilled, qs.CacheHit, qs.StatementType
 		s.SlotMs, s.HaveSlotMs = qs.SlotMillis, true
 	}
-	r.Settle(ctx, Ref{ID: j.rec.ID, Location: j.rec.Location}, j.Charge(), s)
+	r.settle(ctx, Ref{ID: j.rec.ID, Location: j.rec.Location}, j.Charge(), s)
 }
 
 // SettleFromJob settles a job whose end was seen without its bytes billed
@@ -91,18 +91,18 @@ func (r *Runner) SettleFromJob(ctx context.Context, job Ref, c Charge) (*Status,
 	defer cancel()
 	st, err := r.Status(jctx, job)
 	if err != nil || st.State != "DONE" {
-		r.Follow(ctx, job, c)
+		r.follow(ctx, job, c)
 		return nil, false
 	}
-	r.Settle(ctx, job, c, *st)
+	r.settle(ctx, job, c, *st)
 	return st, true
 }
 
-// Follow hands a job that is still running to the follower. When the
+// follow hands a job that is still running to the follower. When the
 // follower cannot take it (full, or the server is stopping), the job is
 // charged its estimate now: its hold must end, and the estimate is the
 // best word on its cost there is.
-func (r *Runner) Follow(ctx context.Context, job Ref, c Charge) {
+func (r *Runner) follow(ctx context.Context, job Ref, c Charge) {
 	if c.Reservation == "" {
 		return
 	}
@@ -110,7 +110,7 @@ func (r *Runner) Follow(ctx context.Context, job Ref, c Charge) {
 		return
 	}
 	r.log.WarnContext(ctx, "job charged its estimate: it cannot be followed to its end", "job_id", job.ID, "estimate", c.Estimate)
-	r.Settle(ctx, job, c, Status{BytesProcessed: c.Estimate, BytesBilled: c.Estimate})
+	r.settle(ctx, job, c, Status{BytesProcessed: c.Estimate, BytesBilled: c.Estimate})
 }
 
 // Unsettled reports whether the job a caller may read (a) outlived the
@@ -120,7 +120,7 @@ func (r *Runner) Unsettled(a Access) bool { return a.recorded && r.follower.has(
 // settleFollowed is the follower's settlement, with what it saw of the
 // job.
 func (r *Runner) settleFollowed(ctx context.Context, f followed, st Status) {
-	r.Settle(ctx, f.job, f.charge, st)
+	r.settle(ctx, f.job, f.charge, st)
 }
 
 const (

@@ -89,11 +89,11 @@ func (r *Runner) DryRun(ctx context.Context, q *bq.JobConfigurationQuery, locati
 	return got, err
 }
 
-// InsertQuery starts q as a jobs.insert under ref's ID, chosen before the
+// insertQuery starts q as a jobs.insert under ref's ID, chosen before the
 // first attempt, with the call's labels and BigQuery's own backstop at
 // timeout. It returns ref with the location BigQuery names. A query that
 // BigQuery fails at once comes back as its error.
-func (r *Runner) InsertQuery(ctx context.Context, ref Ref, q *bq.JobConfigurationQuery, timeout time.Duration) (Ref, error) {
+func (r *Runner) insertQuery(ctx context.Context, ref Ref, q *bq.JobConfigurationQuery, timeout time.Duration) (Ref, error) {
 	j := &bq.Job{
 		JobReference: &bq.JobReference{ProjectId: r.cfg.Project, JobId: ref.ID, Location: ref.Location},
 		Configuration: &bq.JobConfiguration{

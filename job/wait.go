@@ -96,16 +96,16 @@ func pollTimeout(ctx context.Context, until time.Time) (ms int64, ok bool) {
 	return max(left.Milliseconds(), 1), true
 }
 
-// Query sends jobs.query. It waits at most until until (less pollGrace),
+// query sends jobs.query. It waits at most until until (less pollGrace),
 // so a job still running comes back with its reference, which the runner
 // remembers with its location.
-func (r *Runner) Query(ctx context.Context, op resilience.Operation, req *bq.QueryRequest, until time.Time) (*Page, error) {
+func (r *Runner) query(ctx context.Context, op resilience.Operation, req *bq.QueryRequest, until time.Time) (*Page, error) {
 	ms, ok := pollTimeout(ctx, until)
 	if !ok {
 		ms = 1
 	}
 	// No longer than BigQuery's default: a call cancelled while this
-	// request waits does not know its job yet (see Recover).
+	// request waits does not know its job yet (see recoverJob).
 	req.TimeoutMs = min(ms, firstPoll.Milliseconds())
 	var p *Page
 	err := r.exec.Do(ctx, op, r.cfg.Project, func(ctx context.Context) error {
@@ -122,7 +122,7 @@ func (r *Runner) Query(ctx context.Context, op resilience.Operation, req *bq.Que
 		if p.Job.Location == "" {
 			p.Job.Location = req.Location
 		}
-		r.Remember(p.Job)
+		r.remember(p.Job)
 	}
 	return p, err
 }
@@ -287,7 +287,7 @@ func (r *Runner) Running(ctx context.Context, job Ref, since time.Time) (state s
 	return state, bytesProcessed, elapsed
 }
 
-// Recover finds the job of a read-only query whose jobs.query was cut off
+// recoverJob finds the job of a read-only query whose jobs.query was cut off
 // by the client's cancel before BigQuery named the job, so that it can be
 // cancelled rather than left running until jobTimeoutMs. It repeats the
 // request with the same requestId, which BigQuery answers with the same
@@ -295,7 +295,7 @@ func (r *Runner) Running(ctx context.Context, job Ref, since time.Time) (state s
 // this and then cancelled at once: harmless for a SELECT, which is why
 // writes are never repeated here (their job runs on under jobTimeoutMs and
 // maximumBytesBilled).
-func (r *Runner) Recover(ctx context.Context, op resilience.Operation, req *bq.QueryRequest) Ref {
+func (r *Runner) recoverJob(ctx context.Context, op resilience.Operation, req *bq.QueryRequest) Ref {
 	// Only a client's cancel: a jobs.query cut off by the deadline was
 	// asked to answer before it, so BigQuery is not answering at all.
 	if op != resilience.Query || !errors.Is(ctx.Err(), context.Canceled) {

@@ -35,7 +35,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
@@ -43,7 +42,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/job"
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
 const (
@@ -398,56 +396,37 @@ func (s *Service) partitionSizes(ctx context.Context, r *request, t tableRef) (s
 	if err != nil {
 		return nil, false, "the 10 MB INFORMATION_SCHEMA lookup would pass your budget"
 	}
-	ps, billed, processed, err := s.queryPartitions(ctx, r, t)
+	ps, err := s.queryPartitions(ctx, r, t, job.Charge{Reservation: hold, Estimate: infoSchemaMinBytes})
 	if err != nil {
-		_ = s.cfg.State.Release(context.WithoutCancel(ctx), hold)
 		s.log.DebugContext(ctx, "partition sizes not read", "table", t.String(), "error", bqerr.Redact(err.Error()))
 		return nil, false, "INFORMATION_SCHEMA.PARTITIONS could not be read"
-	}
-	if _, err := s.cfg.State.Settle(context.WithoutCancel(ctx), hold, governance.Usage{Jobs: 1, BytesProcessed: processed, BytesBilled: billed}); err != nil {
-		s.log.WarnContext(ctx, "partition lookup cost not settled", "error", bqerr.Redact(err.Error()))
 	}
 	s.partitionCache().Add(t, ps)
 	return ps, true, ""
 }
 
-// queryPartitions runs the INFORMATION_SCHEMA.PARTITIONS query for t.
-func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef) (*partitionSizes, int64, int64, error) {
+// queryPartitions runs the INFORMATION_SCHEMA.PARTITIONS query for t as a
+// lookup job (job.Runner.Lookup), which settles or gives back c, the hold
+// made for it.
+func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef, c job.Charge) (*partitionSizes, error) {
 	loc := r.location
 	if l, err := s.cfg.Catalog.DatasetLocation(ctx, t.project, t.dataset); err == nil && l != "" {
 		loc = l
 	}
-	useLegacy := false
-	req := &bq.QueryRequest{
+	q := job.QueryConfig(job.QuerySpec{
 		// Newest first: time partition IDs are numbers too (20240131), and
 		// an integer range's sort as numbers, not text.
-		Query:           "SELECT partition_id, total_logical_bytes FROM `" + t.project + "." + t.dataset + ".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @t ORDER BY SAFE_CAST(partition_id AS INT64) DESC NULLS LAST",
-		UseLegacySql:    &useLegacy,
-		ParameterMode:   "NAMED",
-		QueryParameters: []*bq.QueryParameter{{Name: "t", ParameterType: &bq.QueryParameterType{Type: "STRING"}, ParameterValue: &bq.QueryParameterValue{Value: t.table}}},
-		MaxResults:      maxPartitionRows,
-		TimeoutMs:       10000,
-		Location:        loc,
-		Labels:          governance.JobLabels(ctx),
+		SQL:    "SELECT partition_id, total_logical_bytes FROM `" + t.project + "." + t.dataset + ".INFORMATION_SCHEMA.PARTITIONS` WHERE table_name = @t ORDER BY SAFE_CAST(partition_id AS INT64) DESC NULLS LAST",
+		Params: []*bq.QueryParameter{{Name: "t", ParameterType: &bq.QueryParameterType{Type: "STRING"}, ParameterValue: &bq.QueryParameterValue{Value: t.table}}},
 		// The lookup bills 10 MB; a little room, never the server cap.
-		MaximumBytesBilled: min(s.cfg.MaxBytesBilled, 10*infoSchemaMinBytes),
-		RequestId:          uuid.NewString(),
-		JobCreationMode:    job.JobCreationRequired,
-	}
-	var resp *bq.QueryResponse
-	err := s.exec.Do(ctx, resilience.Query, s.cfg.Project, func(ctx context.Context) error {
-		var err error
-		resp, err = s.rest.Jobs.Query(s.cfg.Project, req).Context(ctx).Do()
-		return err
+		MaxBytesBilled: min(s.cfg.MaxBytesBilled, 10*infoSchemaMinBytes),
 	})
+	p, err := s.jobs.Lookup(ctx, q, loc, maxPartitionRows, c)
 	if err != nil {
-		return nil, 0, 0, err
-	}
-	if !resp.JobComplete {
-		return nil, 0, 0, fmt.Errorf("the partition lookup did not finish in time")
+		return nil, err
 	}
 	ps := &partitionSizes{}
-	for _, row := range resp.Rows {
+	for _, row := range p.Rows {
 		if len(row.F) < 2 {
 			continue
 		}
@@ -459,11 +438,11 @@ func (s *Service) queryPartitions(ctx context.Context, r *request, t tableRef) (
 		}
 		ps.ids, ps.bytes, ps.total = append(ps.ids, id), append(ps.bytes, n), ps.total+n
 	}
-	if resp.PageToken != "" {
+	if p.Token != "" {
 		// More partitions than read: the total is unknown.
 		ps.total = 0
 	}
-	return ps, resp.TotalBytesBilled, resp.TotalBytesProcessed, nil
+	return ps, nil
 }
 
 // clock is the Service's clock: time.Now unless a test fixed it

@@ -37,6 +37,9 @@ type partitionBigQuery struct {
 	// text that does not filter on ts, as BigQuery refuses a query without the
 	// partition filter a table requires.
 	requireFilter bool
+	// lookupFaults is how many INFORMATION_SCHEMA.PARTITIONS lookups
+	// still fail with a 503 before one is answered.
+	lookupFaults int
 
 	mu      sync.Mutex
 	lookups int
@@ -84,6 +87,10 @@ func (f *partitionBigQuery) query(r *bqfake.Request) (any, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if strings.Contains(req.Query, "`p.sales.INFORMATION_SCHEMA.PARTITIONS`") {
+		if f.lookupFaults > 0 {
+			f.lookupFaults--
+			return nil, bqfake.Errorf(http.StatusServiceUnavailable, "backendError", "injected backendError")
+		}
 		f.lookups++
 		if len(req.QueryParameters) != 1 || req.QueryParameters[0].ParameterValue.Value != "events" {
 			f.t.Errorf("partition lookup parameters = %+v", req.QueryParameters)
@@ -291,5 +298,35 @@ func TestPartitionFilterRefusalIsRead(t *testing.T) {
 		if _, _, ok := partitionFilterRefusal(msg); ok {
 			t.Errorf("%q read as a partition filter refusal", msg)
 		}
+	}
+}
+
+// The partition lookup is a job like any other (job.Runner.Lookup): a
+// retry after BigQuery failed its first attempt sends the same requestId,
+// which BigQuery answers with the same job, never a second; its cost
+// settles the 10 MB hold once.
+func TestRetriedPartitionLookupIsOneJob(t *testing.T) {
+	_, fast := withOpLog(t)
+	s, fake := newAdviceService(t, false, fast)
+	fake.lookupFaults = 1
+	out, err := s.DryRun(context.Background(), DryRunInput{SQL: "SELECT * FROM sales.events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range fake.Requests(bqfake.JobsQuery) {
+		if strings.Contains(r.QueryRequest.Query, "INFORMATION_SCHEMA.PARTITIONS") {
+			ids = append(ids, r.QueryRequest.RequestId)
+		}
+	}
+	if len(ids) != 2 || ids[0] == "" || ids[0] != ids[1] {
+		t.Fatalf("lookup attempts sent requestIds %q, want two attempts of one", ids)
+	}
+	if len(out.Advice) == 0 || out.Advice[0].ReadsBytes == nil {
+		t.Errorf("advice after a retried lookup = %+v, want the partition figures", out.Advice)
+	}
+	rep, err := s.cfg.State.Report(context.Background(), "")
+	if err != nil || rep.Today.Jobs != 1 || rep.Today.BytesBilled != 10<<20 || rep.Reserved != 0 {
+		t.Errorf("spend after the retried lookup = %+v (reserved %d), %v; want one job of 10 MB, nothing held", rep.Today, rep.Reserved, err)
 	}
 }

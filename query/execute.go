@@ -223,49 +223,36 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	// SQL may name customers or hold literals: debug level only, and cut.
 	s.log.DebugContext(ctx, "starting query", "request_id", req.RequestId, "operation", string(op), "sql", bqerr.Truncate(r.sql, 500))
 	until := start.Add(min(r.wait, r.timeout))
-	p, err := s.jobs.Query(ctx, op, req, until)
+	// The handle owns the hold from here: whatever happens below, its
+	// Close settles the job's cost, follows the job, or gives the hold
+	// back when no job started (package job, handle.go).
+	h := s.jobs.Begin(op, r.charge, r.throughView)
+	defer h.Close(ctx)
+	p, err := h.Query(ctx, req, until)
 	if err != nil {
-		ref := s.jobs.Recover(ctx, op, req)
-		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, ref))
-		if ref.ID == "" {
-			// No job is known to have started: BigQuery refused the
-			// query, or never answered (see docs/governance.md).
-			s.release(ctx, r)
-		} else {
-			s.jobs.Own(ctx, ref, r.charge, r.throughView)
-			s.jobs.Follow(ctx, ref, r.charge)
-		}
-		return nil, err
+		// No job is known to have started (BigQuery refused the query, or
+		// never answered; see docs/governance.md), or a cancelled call's
+		// job was found, to be stopped here and followed.
+		return nil, s.adviseOverCap(ctx, r, s.fail(ctx, err, r, h.Job()))
 	}
-	s.jobs.Own(ctx, p.Job, r.charge, r.throughView)
-	if p, err = s.jobs.Await(ctx, op, p, 0, r.maxRows, start, until); err != nil {
-		err = s.adviseOverCap(ctx, r, s.fail(ctx, err, r, p.Job))
-		s.jobs.SettleFromJob(ctx, p.Job, r.charge)
-		return nil, err
+	if p, err = h.Await(ctx, r.maxRows, start, until); err != nil {
+		return nil, s.adviseOverCap(ctx, r, s.fail(ctx, err, r, p.Job))
 	}
 	out := &ExecuteOutput{JobID: p.Job.ID, Location: p.Job.Location}
 	if !p.Complete {
 		if r.wait >= r.timeout {
 			// The query's own time is up: stop the job.
 			<-ctx.Done()
-			err := s.fail(ctx, ctx.Err(), r, p.Job)
-			s.jobs.Follow(ctx, p.Job, r.charge)
-			return nil, err
+			return nil, s.fail(ctx, ctx.Err(), r, p.Job)
 		}
 		s.stillRunning(ctx, p.Job, start, out)
-		s.jobs.Follow(ctx, p.Job, r.charge)
 		out.Rows, out.Schema = []json.RawMessage{}, []bqtype.Column{}
 		out.DurationMs = time.Since(start).Milliseconds()
 		return out, nil
 	}
 	// The job is done: its cost is settled before its rows are read, which
 	// may fail without changing what it billed.
-	if p.Billed {
-		s.jobs.Settle(ctx, p.Job, r.charge, job.Status{BytesProcessed: p.BytesProcessed, BytesBilled: p.BytesBilled,
-			SlotMs: p.SlotMs, HaveSlotMs: true, CacheHit: p.CacheHit, Statement: statementType(r.sql, p)})
-	} else if st, ok := s.jobs.SettleFromJob(ctx, p.Job, r.charge); ok {
-		p.BilledBy(st)
-	}
+	h.Close(ctx)
 	out.JobComplete, out.State, out.Format = true, "DONE", r.format
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, p.Job)

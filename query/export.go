@@ -67,25 +67,23 @@ func (s *Service) RunToTable(ctx context.Context, in ExecuteInput, checkEstimate
 		s.release(ctx, r)
 		return nil, bqerr.New(bqerr.Internal, "the query parameters could not be sent").WithCause(err)
 	}
-	ref := job.Ref{ID: s.jobs.NewJobID(), Location: s.jobLocation(ctx, r)}
-	if ref, err = s.jobs.InsertQuery(ctx, ref, job.QueryConfig(spec), r.timeout); err != nil {
-		s.release(ctx, r)
+	// The handle owns the hold from here (package job, handle.go).
+	h := s.jobs.Begin(resilience.Query, r.charge, r.throughView)
+	defer h.Close(ctx)
+	if err := h.Insert(ctx, job.Ref{ID: s.jobs.NewJobID(), Location: s.jobLocation(ctx, r)}, job.QueryConfig(spec), r.timeout); err != nil {
 		return nil, s.fail(ctx, err, r, job.Ref{})
 	}
-	s.jobs.Own(ctx, ref, r.charge, r.throughView)
-	s.jobs.Remember(ref)
+	ref := h.Job()
 	deadline, _ := ctx.Deadline()
-	p, err := s.jobs.Await(ctx, resilience.Query, &job.Page{Job: ref}, 0, 1, start, deadline)
+	p, err := h.Await(ctx, 1, start, deadline)
 	if err == nil && !p.Complete {
 		<-ctx.Done() // the query's own time is up
 		err = ctx.Err()
 	}
 	if err != nil {
-		err = s.fail(ctx, err, r, ref)
-		s.jobs.SettleFromJob(ctx, ref, r.charge)
-		return nil, err
+		return nil, s.fail(ctx, err, r, ref)
 	}
-	j, err := s.jobs.Finished(ctx, ref, r.charge)
+	j, err := h.Finished(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
@@ -46,11 +47,18 @@ type Config struct {
 	rows.Limits
 }
 
-// NewService returns a metadata service configured once by cfg.
+// NewService returns a metadata service configured once by cfg. Its
+// INFORMATION_SCHEMA searches are jobs, started, settled in cfg.Budget and
+// followed by a job.Runner of its own; Close stops that runner's follower.
 func NewService(cfg Config) *Service {
 	cfg.Limits = cfg.Limits.WithDefaults()
-	return &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, cache: cfg.Cache, cfg: cfg}
+	jobs := job.New(job.Config{Client: cfg.Client, REST: cfg.REST, Executor: cfg.Executor, Project: cfg.Project, State: cfg.Budget})
+	return &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, cache: cfg.Cache, jobs: jobs, cfg: cfg}
 }
+
+// Close stops following the searches' unfinished jobs. Call it when the
+// server stops, before closing the BigQuery client.
+func (s *Service) Close() { s.jobs.Close() }
 
 // Datasets is the dataset allowlist in force (nil: none), for the other
 // ways of reaching metadata (resource completion, health).

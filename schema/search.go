@@ -11,15 +11,13 @@ import (
 	"strings"
 	"sync"
 
-	"cloud.google.com/go/bigquery"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/api/iterator"
+	bq "google.golang.org/api/bigquery/v2"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
-	"github.com/bigquery-mcp/bigquery-mcp/resilience"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 )
 
 // Search limits: results returned, datasets and tables read per call.
@@ -188,74 +186,61 @@ func (s *Service) searchDatasets(ctx context.Context, project string, asked []st
 // other dataset (a region-qualified view would read them all), but it runs
 // in the dataset's location and bills BigQuery's 10 MB minimum per query.
 // Each row is kept only if the allowlist allows the dataset it names.
+//
+// The query is a job like any other (job.Runner.Lookup): its requestId is
+// chosen before the first attempt, so a retry never starts a second job.
+// BigQuery's minimum bill is held in the caller's budget before it
+// starts, as a query's estimate is, so that searches running at once (on
+// any instance) cannot all pass one check; the job's bytes billed settle
+// the hold.
 func (s *Service) searchInfoSchema(ctx context.Context, project, dataset, q string, limit int) ([]scored, error) {
 	if err := s.cfg.Datasets.Check(project, dataset); err != nil {
 		return nil, err
 	}
-	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, description "+
-		"FROM `%s.%s.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS` "+
-		"WHERE STRPOS(LOWER(field_path), @q) > 0 OR STRPOS(LOWER(IFNULL(description, '')), @q) > 0 LIMIT %d", project, dataset, limit*4)
-	// BigQuery bills at least 10 MB for each INFORMATION_SCHEMA query; that
-	// minimum is what the budget is charged, the job's own figure not being
-	// at hand through the client's row iterator.
-	// It is held before the query, as a query's estimate is, so that
-	// searches running at once (on any instance) cannot all pass one check.
-	principal := auth.CallerFrom(ctx).Principal
-	var hold string
+	var c job.Charge
 	if s.cfg.Budget != nil {
-		var err error
-		if hold, err = s.cfg.Budget.Reserve(ctx, principal, infoSchemaMinBill); err != nil {
+		hold, err := s.cfg.Budget.Reserve(ctx, auth.CallerFrom(ctx).Principal, infoSchemaMinBill)
+		if err != nil {
 			return nil, err
 		}
+		c = job.Charge{Reservation: hold, Estimate: infoSchemaMinBill}
+	}
+	rows := limit * 4
+	sql := fmt.Sprintf("SELECT table_schema, table_name, field_path, data_type, description "+
+		"FROM `%s.%s.INFORMATION_SCHEMA.COLUMN_FIELD_PATHS` "+
+		"WHERE STRPOS(LOWER(field_path), @q) > 0 OR STRPOS(LOWER(IFNULL(description, '')), @q) > 0 LIMIT %d", project, dataset, rows)
+	cfg := job.QueryConfig(job.QuerySpec{SQL: sql, MaxBytesBilled: infoSchemaBytes,
+		Params: []*bq.QueryParameter{{Name: "q", ParameterType: &bq.QueryParameterType{Type: "STRING"}, ParameterValue: &bq.QueryParameterValue{Value: q}}}})
+	p, err := s.jobs.Lookup(ctx, cfg, "", rows, c)
+	if err != nil {
+		return nil, err
 	}
 	var found []scored
-	err := s.exec.Do(ctx, resilience.Metadata, project, func(ctx context.Context) error {
-		found = found[:0]
-		qry := s.client.Query(sql)
-		qry.Parameters = []bigquery.QueryParameter{{Name: "q", Value: q}}
-		qry.MaxBytesBilled = infoSchemaBytes
-		qry.Labels = governance.JobLabels(ctx)
-		it, err := qry.Read(ctx)
-		if err != nil {
-			return err
+	for _, r := range p.Rows {
+		// The view reports NULL for a column without a description; any
+		// cell may be NULL without failing the search.
+		schema, _ := cell(r, 0)
+		table, _ := cell(r, 1)
+		path, ok := cell(r, 2)
+		typ, _ := cell(r, 3)
+		desc, _ := cell(r, 4)
+		if !ok || !s.cfg.Datasets.Allows(project, schema) {
+			continue
 		}
-		for {
-			// The view reports NULL for a column without a description,
-			// and any of its columns is decoded as nullable so that no
-			// row can fail the whole search (a NULL into a string is an
-			// error in the client library).
-			var r struct {
-				TableSchema bigquery.NullString `bigquery:"table_schema"`
-				TableName   bigquery.NullString `bigquery:"table_name"`
-				FieldPath   bigquery.NullString `bigquery:"field_path"`
-				DataType    bigquery.NullString `bigquery:"data_type"`
-				Description bigquery.NullString `bigquery:"description"`
-			}
-			err := it.Next(&r)
-			if err == iterator.Done {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if !r.FieldPath.Valid || !s.cfg.Datasets.Allows(project, r.TableSchema.StringVal) {
-				continue
-			}
-			if m, ok := match(r.TableSchema.StringVal+"."+r.TableName.StringVal, r.FieldPath.StringVal, r.DataType.StringVal, r.Description.StringVal, q); ok {
-				found = append(found, m)
-			}
-		}
-	})
-	if s.cfg.Budget != nil {
-		// Settled or released even when the call was cancelled.
-		sctx := context.WithoutCancel(ctx)
-		if err == nil {
-			_, _ = s.cfg.Budget.Settle(sctx, hold, governance.Usage{Jobs: 1, BytesBilled: infoSchemaMinBill})
-		} else {
-			_ = s.cfg.Budget.Release(sctx, hold)
+		if m, ok := match(schema+"."+table, path, typ, desc, q); ok {
+			found = append(found, m)
 		}
 	}
-	return found, err
+	return found, nil
+}
+
+// cell is row's i-th value as text; false for NULL or a missing cell.
+func cell(row *bq.TableRow, i int) (string, bool) {
+	if i >= len(row.F) || row.F[i] == nil {
+		return "", false
+	}
+	v, ok := row.F[i].V.(string)
+	return v, ok
 }
 
 // searchMetadata reads the dataset's table schemas through the metadata

@@ -45,6 +45,8 @@ func answerColumnPaths(meta *bqfake.Fake, foreign bool) {
 			JobComplete:  true,
 			JobReference: &bq.JobReference{ProjectId: "p", JobId: "j1", Location: "US"},
 			TotalRows:    uint64(len(rows)),
+			// BigQuery's minimum bill for an INFORMATION_SCHEMA query.
+			TotalBytesBilled: infoSchemaMinBill,
 			Schema: &bq.TableSchema{Fields: []*bq.TableFieldSchema{
 				{Name: "table_schema", Type: "STRING"}, {Name: "table_name", Type: "STRING"}, {Name: "field_path", Type: "STRING"},
 				{Name: "data_type", Type: "STRING"}, {Name: "description", Type: "STRING"}}},
@@ -62,7 +64,9 @@ func queries(meta *bqfake.Fake) []*bq.QueryRequest {
 	return out
 }
 
-func newSearchService(t *testing.T, meta *bqfake.Fake) *Service {
+// newSearchService serves meta to a Service with the default policies and
+// a cache, then each configure.
+func newSearchService(t *testing.T, meta *bqfake.Fake, configure ...func(*Config)) *Service {
 	t.Helper()
 	hc := &http.Client{Transport: &resilience.Transport{Base: &http.Transport{}}}
 	client, rest := meta.Client(t, hc), meta.REST(t, hc)
@@ -72,7 +76,13 @@ func newSearchService(t *testing.T, meta *bqfake.Fake) *Service {
 		t.Fatal(err)
 	}
 	cache := resilience.NewCache(resilience.CacheConfig{TTL: time.Minute, MaxStale: time.Hour})
-	return NewService(Config{Client: client, REST: rest, Executor: exec, Cache: cache, Identity: "adc:test", Project: "p"})
+	cfg := Config{Client: client, REST: rest, Executor: exec, Cache: cache, Identity: "adc:test", Project: "p"}
+	for _, f := range configure {
+		f(&cfg)
+	}
+	s := NewService(cfg)
+	t.Cleanup(s.Close)
+	return s
 }
 
 // search_columns asks INFORMATION_SCHEMA where it answers, falls back on
@@ -134,9 +144,8 @@ func TestSearchColumnsSpendsTheBudget(t *testing.T) {
 	meta := bqfake.New(t)
 	meta.AddDataset("a", "US")
 	answerColumnPaths(meta, false)
-	s := newSearchService(t, meta)
 	budget := governance.NewBudget(governance.Limits{MaxBytesPerSession: 15 << 20})
-	s.cfg.Budget = governance.NewMemory(budget, nil)
+	s := newSearchService(t, meta, func(c *Config) { c.Budget = governance.NewMemory(budget, nil) })
 	in := SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"}
 	if _, err := s.SearchColumns(context.Background(), in); err != nil {
 		t.Fatal(err)
@@ -167,5 +176,42 @@ func TestSearchColumnsNullDescription(t *testing.T) {
 	}
 	if len(out.Matches) != 1 || out.Matches[0] != (ColumnMatch{Table: "a.orders", Column: "customer.name", Type: "STRING"}) {
 		t.Errorf("matches = %+v", out.Matches)
+	}
+}
+
+// search_columns' INFORMATION_SCHEMA query is a job like any other
+// (job.Runner.Lookup): a retry after BigQuery failed its first attempt
+// sends the same requestId, so BigQuery answers with the same job, never a
+// second (issue 36: each retry of the client's Query.Read picked a new
+// one).
+func TestRetriedSearchIsOneJob(t *testing.T) {
+	meta := bqfake.New(t)
+	meta.AddDataset("a", "US")
+	meta.On(bqfake.JobsQuery).Times(1).Fail(http.StatusServiceUnavailable, "backendError")
+	answerColumnPaths(meta, false)
+	rcfg := resilience.Defaults()
+	rcfg.Retry[resilience.Query] = resilience.Policy{Attempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, Multiplier: 2}
+	exec, err := resilience.NewExecutor(rcfg, resilience.Hooks{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := governance.NewBudget(governance.Limits{MaxBytesPerSession: 1 << 30})
+	s := newSearchService(t, meta, func(c *Config) { c.Executor, c.Budget = exec, governance.NewMemory(budget, nil) })
+	out, err := s.SearchColumns(context.Background(), SearchInput{Query: "customer", Datasets: []string{"a"}, Method: "information_schema"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Matches) != 3 {
+		t.Errorf("matches after a retried search = %+v, want 3", out.Matches)
+	}
+	var ids []string
+	for _, q := range queries(meta) {
+		ids = append(ids, q.RequestId)
+	}
+	if len(ids) != 2 || ids[0] == "" || ids[0] != ids[1] {
+		t.Fatalf("search attempts sent requestIds %q, want two attempts of one", ids)
+	}
+	if r := budget.Report(""); r.Session.Jobs != 1 || r.Session.BytesBilled != infoSchemaMinBill || r.Reserved != 0 {
+		t.Errorf("usage after the retried search = %+v (reserved %d), want one job of 10 MB, nothing held", r.Session, r.Reserved)
 	}
 }

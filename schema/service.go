@@ -30,6 +30,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 )
 
@@ -43,6 +44,8 @@ type Service struct {
 	rest   *bq.Service
 	exec   *resilience.Executor
 	cache  *resilience.Cache
+	// jobs runs search_columns' INFORMATION_SCHEMA queries (search.go).
+	jobs *job.Runner
 	// cfg is the Config given to NewService, with its defaults filled in.
 	cfg Config
 }

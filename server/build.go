@@ -206,10 +206,11 @@ type Backend struct {
 	exposureTimeout time.Duration
 }
 
-// Close stops following unfinished jobs, then releases the BigQuery
-// client and its connections.
+// Close stops following unfinished jobs (the queries' and the searches'),
+// then releases the BigQuery client and its connections.
 func (b *Backend) Close() error {
 	b.query.Close()
+	b.schema.Close()
 	if b.shared != nil {
 		// After the follower stopped: its last settlements get their
 		// chance, and what the store never took is logged.
