@@ -101,6 +101,22 @@ func (a *Allowlist) AllowsProject(project string) bool {
 	return false
 }
 
+// AllowsWholeProject reports whether every dataset of project may be read:
+// some pattern names the project and any dataset (project.*), so that a
+// view of all its datasets (INFORMATION_SCHEMA.SCHEMATA) shows nothing
+// outside the allowlist.
+func (a *Allowlist) AllowsWholeProject(project string) bool {
+	if a == nil {
+		return true
+	}
+	for _, p := range a.patterns {
+		if p.dataset == "*" && match(p.project, project) {
+			return true
+		}
+	}
+	return false
+}
+
 // Check returns nil when project.dataset may be read, and otherwise the
 // PERMISSION_DENIED error an agent receives, naming the allowed datasets.
 func (a *Allowlist) Check(project, dataset string) error {

@@ -104,13 +104,8 @@ func (s *Service) checkText(r *request) error {
 			WithHint("Run the procedure's statements one by one instead, on the datasets " + a.String() + ".")
 	}
 	for _, path := range st.InformationSchema {
-		ref, ok := s.infoSchemaDataset(r, path)
-		if !ok {
-			return a.Denied("region- and project-level INFORMATION_SCHEMA views describe every dataset; only a listed dataset's own INFORMATION_SCHEMA can be read").
-				WithHint("Use dataset.INFORMATION_SCHEMA.<view> for one of " + a.String() + ", or the list_tables, get_table_schema and search_columns tools.")
-		}
-		if !a.Allows(ref.project, ref.dataset) {
-			return a.Denied(fmt.Sprintf("dataset %s is not in this server's dataset allowlist", ref))
+		if err := s.checkInformationSchema(r, path); err != nil {
+			return err
 		}
 	}
 	for _, o := range st.Objects {
@@ -162,30 +157,6 @@ func (s *Service) resolve(r *request, o sqltext.Object) []tableRef {
 	default:
 		return []tableRef{{p[0], p[1], strings.Join(p[2:], ".")}}
 	}
-}
-
-// infoSchemaDataset returns the dataset whose INFORMATION_SCHEMA path
-// names: [project.]dataset.INFORMATION_SCHEMA.view. ok is false for a
-// region- or project-level path.
-func (s *Service) infoSchemaDataset(r *request, path []string) (tableRef, bool) {
-	i := 0
-	for ; i < len(path) && !strings.EqualFold(path[i], "INFORMATION_SCHEMA"); i++ {
-	}
-	switch {
-	case i == 0:
-		// INFORMATION_SCHEMA.X resolves in the default dataset.
-		if r.defaultDataset == "" {
-			return tableRef{}, false
-		}
-		return tableRef{project: r.defaultProject, dataset: r.defaultDataset}, true
-	case strings.HasPrefix(strings.ToLower(path[i-1]), "region-"):
-		return tableRef{}, false
-	case i == 1:
-		return tableRef{project: s.cfg.Project, dataset: path[0]}, true
-	case i == 2:
-		return tableRef{project: path[0], dataset: path[1]}, true
-	}
-	return tableRef{}, false
 }
 
 // namedTables are the tables (and views) the text names, resolved.
