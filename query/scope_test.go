@@ -122,3 +122,48 @@ func TestAllowlistDatasetCase(t *testing.T) {
 		})
 	}
 }
+
+// TestAllowlistFunctionInventory: |> CALL goes through the function
+// inventory (|> CALL EXTERNAL_QUERY needs its connection listed, an
+// unknown table function is refused, ML.PREDICT is BigQuery's and no
+// routine), and BigQuery's own table functions beyond ZetaSQL's run over
+// allowed tables (issue 35). Refusals run no job and no dry run.
+func TestAllowlistFunctionInventory(t *testing.T) {
+	for _, sql := range []string{
+		"FROM sales.orders |> CALL EXTERNAL_QUERY('us.pg', 'SELECT 1 AS n')",
+		"FROM sales.orders |> CALL NEW_TVF(1)",
+		"FROM sales.orders |> CALL secret.tvf(1)",
+		"FROM sales.orders |> CALL ML.PREDICT(MODEL secret.m)",
+		"SELECT * FROM RANGE_SESSIONIZE(TABLE secret.orders, 'r', ['id'])",
+		"SELECT * FROM AI.SEARCH(TABLE secret.orders, 'description', 'a fun toy')",
+		"SELECT * FROM GRAPH_EXPAND(@graph)",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			s, fake := newGovernedService(t, nil, false)
+			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+			}
+			if d, q, _ := fake.counts(); d != 0 || q != 0 {
+				t.Errorf("%d dry runs and %d jobs, want none", d, q)
+			}
+		})
+	}
+	for _, sql := range []string{
+		"FROM sales.orders |> CALL ML.PREDICT(MODEL sales.m)",
+		"SELECT * FROM RANGE_SESSIONIZE(TABLE sales.orders, 'r', ['id'])",
+		"SELECT * FROM AI.SEARCH(TABLE sales.orders, 'description', 'a fun toy')",
+		"SELECT * FROM VECTOR_INDEX.STATISTICS(TABLE sales.orders)",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			plans := map[string]plan{sql: {"SELECT", []string{"p.sales.orders"}, 100}}
+			s, fake := newGovernedService(t, plans, false)
+			if _, err := s.Execute(context.Background(), ExecuteInput{SQL: sql}); err != nil {
+				t.Fatalf("Execute refused it: %v", err)
+			}
+			if _, q, _ := fake.counts(); q != 1 {
+				t.Errorf("%d jobs, want 1", q)
+			}
+		})
+	}
+}

@@ -1,6 +1,9 @@
 package sqltext
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // callState is what the reader knows of a call whose '(' opened a frame:
 // the function, which argument the scan is in, and whether the connection
@@ -85,6 +88,9 @@ func (r *reader) callArgument(toks []token, i int) (int, bool) {
 		return 0, false
 	}
 	c.argStart = false
+	if c.fn.args == argsGraphAt && c.arg == 0 && !c.connection {
+		return r.graphArgument(toks, i, c)
+	}
 	if c.fn.args != argsConnectionAt || c.arg != c.fn.connectionArg || c.connection {
 		return 0, false
 	}
@@ -102,6 +108,26 @@ func (r *reader) callArgument(toks []token, i int) (int, bool) {
 	return 0, false
 }
 
+// graphArgument reads the graph a call's first argument names
+// (GRAPH_EXPAND('ds.g'), GRAPH_EXPAND(ds.g)): a string literal or a path,
+// and nothing else, or the graph is unplaced.
+func (r *reader) graphArgument(toks []token, i int, c *callState) (int, bool) {
+	c.connection = true
+	var path []string
+	next := i
+	if v, after, ok := stringAt(r.src, toks, i, &r.steps); ok {
+		path, next = strings.Split(v, "."), after
+	} else {
+		path, next = r.readPath(toks, i)
+	}
+	if len(path) == 0 || slices.Contains(path, "") || next < len(toks) && !toks[next].isPunct(',') && !toks[next].isPunct(')') {
+		r.unplaced("the graph " + c.name + " reads is not a literal name")
+		return 0, false
+	}
+	r.add(Graph, path, false)
+	return next, true
+}
+
 // endCall checks, as a call's ')' closes its frame, that a function that
 // reaches outside BigQuery named the connection it does so through.
 func (r *reader) endCall(c *callState) {
@@ -113,6 +139,8 @@ func (r *reader) endCall(c *callState) {
 		r.unplaced(c.name + " names no connection this server can read")
 	case argsConnectionNamed:
 		r.unplaced(c.name + " without connection_id reaches a model endpoint with the caller's credentials, outside the dataset allowlist")
+	case argsGraphAt:
+		r.unplaced(c.name + " names no graph this server can read")
 	}
 }
 

@@ -29,6 +29,9 @@ const (
 	// argsObjectRef: an argument is an ObjectRef, whose authorizer names a
 	// connection that only the data knows.
 	argsObjectRef
+	// argsGraphAt: the first argument names a property graph, as a string
+	// literal or a path (GRAPH_EXPAND).
+	argsGraphAt
 )
 
 // function is one known function.
@@ -68,7 +71,9 @@ var knownFunctions = func() map[string]function {
 		ML.TFDV_DESCRIBE ML.TFDV_VALIDATE ML.DESCRIBE_DATA ML.GET_INSIGHTS ML.HOLIDAY_INFO ML.TRANSFORM
 		ML.ENTITY_FEATURES_AT_TIME ML.FEATURES_AT_TIME ML.GENERATE_TEXT_EMBEDDING
 		AI.GENERATE_TABLE AI.FORECAST AI.DETECT_ANOMALIES AI.EVALUATE AI.GENERATE_EMBEDDING AI.GENERATE_TEXT
-		VECTOR_SEARCH APPENDS CHANGES GAP_FILL EXTERNAL_OBJECT_TRANSFORM`)
+		AI.SEARCH AI.KEY_DRIVERS AI.PREDICT
+		VECTOR_SEARCH APPENDS CHANGES GAP_FILL EXTERNAL_OBJECT_TRANSFORM RANGE_SESSIONIZE VECTOR_INDEX.STATISTICS`)
+	m["GRAPH_EXPAND"] = function{table: true, args: argsGraphAt}
 	// Scalar functions of ML. that compute on their arguments.
 	scalar(`ML.FEATURE_CROSS ML.POLYNOMIAL_EXPAND ML.BUCKETIZE ML.QUANTILE_BUCKETIZE ML.HASH_BUCKETIZE
 		ML.MIN_MAX_SCALER ML.STANDARD_SCALER ML.MAX_ABS_SCALER ML.ROBUST_SCALER ML.NORMALIZER ML.IMPUTER
@@ -83,7 +88,7 @@ var knownFunctions = func() map[string]function {
 		m[n] = function{args: argsObjectRef}
 	}
 	for _, n := range strings.Fields(`AI.GENERATE AI.GENERATE_BOOL AI.GENERATE_DOUBLE AI.GENERATE_INT AI.IF
-		AI.SCORE AI.CLASSIFY AI.EMBED AI.SIMILARITY`) {
+		AI.SCORE AI.CLASSIFY AI.EMBED AI.SIMILARITY AI.AGG`) {
 		m[n] = function{args: argsConnectionNamed}
 	}
 	return m

@@ -75,3 +75,39 @@ func TestScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeCallAndTableFunctions: |> CALL goes through the inventory as a
+// from-item call does (issue 35), and BigQuery's table functions beyond
+// ZetaSQL's are read: their TABLE and MODEL arguments are objects, the
+// graph GRAPH_EXPAND names is one.
+func TestPipeCallAndTableFunctions(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"FROM sales.t |> CALL ML.PREDICT(MODEL sales.m)", "SELECT table:sales.t model:sales.m"},
+		{"FROM sales.t |> CALL ML.PREDICT(MODEL secret.m) AS p |> WHERE p.x > 0", "SELECT table:sales.t model:secret.m"},
+		{"FROM sales.t |> CALL EXTERNAL_QUERY('us.c', 'SELECT 1')", "SELECT table:sales.t connection:us.c"},
+		{"FROM sales.t |> CALL EXTERNAL_QUERY(@c, 'SELECT 1')", "SELECT table:sales.t UNPLACED"},
+		{"FROM sales.t |> CALL secret.tvf(1)", "SELECT table:sales.t routine:secret.tvf"},
+		{"FROM sales.t |> CALL `p.secret.tvf`(TABLE sales.u)", "SELECT table:sales.t routine:p.secret.tvf table:sales.u"},
+		{"FROM sales.t |> CALL NEW_TVF(1)", "SELECT table:sales.t UNPLACED"},
+		{"FROM sales.t |> CALL ML.NEW_TVF(MODEL sales.m)", "SELECT table:sales.t model:sales.m UNPLACED"},
+		{"FROM sales.t |> CALL", "SELECT table:sales.t UNPLACED"},
+		{"SELECT * FROM RANGE_SESSIONIZE(TABLE sales.t, 'r', ['k'])", "SELECT table:sales.t"},
+		{"SELECT * FROM AI.SEARCH(TABLE sales.p, 'description', 'a fun toy')", "SELECT table:sales.p"},
+		{"SELECT * FROM VECTOR_INDEX.STATISTICS(TABLE sales.t)", "SELECT table:sales.t"},
+		{"SELECT * FROM GRAPH_EXPAND('sales.g')", "SELECT property graph:sales.g"},
+		{"SELECT * FROM GRAPH_EXPAND(`p.secret.g`, start_node => 'Person', flatten_results => FALSE)", "SELECT property graph:p.secret.g"},
+		{"SELECT * FROM GRAPH_EXPAND(@g)", "SELECT UNPLACED"},
+		{"SELECT * FROM GRAPH_EXPAND(CONCAT('a', '.g'))", "SELECT UNPLACED"},
+		{"SELECT * FROM GRAPH_EXPAND()", "SELECT UNPLACED"},
+		{"SELECT AI.AGG(review, 'summarize') FROM sales.t", "SELECT table:sales.t UNPLACED"},
+	} {
+		p := Parse(c.sql)
+		if len(p.Statements) != 1 {
+			t.Errorf("%s: %d statements", c.sql, len(p.Statements))
+			continue
+		}
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

@@ -245,6 +245,9 @@ func (r *reader) objectKeyword(toks []token, i int, kw string) (int, bool) {
 	case "FUNCTION", "PROCEDURE":
 		return r.object(toks, i+1, Routine, true), true
 	case "CALL":
+		if i > 1 && toks[i-1].isPunct('>') && toks[i-2].isPunct('|') {
+			return r.pipeCall(toks, i+1), true
+		}
 		return r.object(toks, i+1, Routine, false), true
 	case "INTO", "OVERWRITE":
 		return r.object(toks, i+1, Table, true), true
@@ -366,6 +369,20 @@ func (r *reader) fromItem(toks []token, i int) int {
 		return j
 	}
 	r.declare(last)
+	return next
+}
+
+// pipeCall reads |> CALL f(…) at i: a table-valued function called on the
+// pipe's input, read through the inventory as a from-item call is
+// (|> CALL ML.PREDICT(MODEL m) is BigQuery's, ds.tvf(…) a persistent one).
+func (r *reader) pipeCall(toks []token, i int) int {
+	path, next := r.readPath(toks, i)
+	if len(path) == 0 || next >= len(toks) || !toks[next].isPunct('(') {
+		r.unplaced("a |> CALL names no table-valued function this server can read")
+		return i
+	}
+	r.tableCall(path)
+	r.itemParen = true
 	return next
 }
 
