@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/bigquery-mcp/bigquery-mcp/query"
+	"github.com/bigquery-mcp/bigquery-mcp/semantic"
 )
 
 // maxToolListBytes is what tools/list may cost an agent, compact JSON.
@@ -77,5 +78,40 @@ func checkPortable(t *testing.T, tool, path string, s *jsonschema.Schema) {
 	}
 	for i, b := range s.AnyOf {
 		checkPortable(t, tool, path+"|"+string(rune('0'+i)), b)
+	}
+}
+
+// maxSemanticToolListBytes is tools/list's budget with the semantic
+// toolset listed (a manifest configured).
+const maxSemanticToolListBytes = 10 << 10
+
+// TestSemanticToolListFitsBudget holds tools/list with the semantic
+// toolset to its budget.
+func TestSemanticToolListFitsBudget(t *testing.T) {
+	m, err := semantic.Load(shopManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(Services{Semantic: m}, Config{})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(res)
+	t.Logf("tools/list with the semantic toolset: %d bytes for %d tools", len(b), len(res.Tools))
+	if len(b) > maxSemanticToolListBytes {
+		t.Errorf("tools/list is %d bytes, budget %d", len(b), maxSemanticToolListBytes)
 	}
 }

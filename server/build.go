@@ -22,6 +22,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
+	"github.com/bigquery-mcp/bigquery-mcp/semantic"
 )
 
 // Config is everything needed to build a running server. cmd/bigquery-mcp
@@ -52,6 +53,10 @@ type Config struct {
 	// acts as.
 	CredentialsFile           string
 	ImpersonateServiceAccount string
+
+	// SemanticManifest (--semantic-manifest) is the dbt semantic manifest
+	// the semantic toolset serves; empty: none, and no semantic toolset.
+	SemanticManifest string
 
 	// Toolsets (--toolsets) are the toolsets listed; nil: DefaultToolsets.
 	// ReadOnly (--read-only) hides every tool annotated as writing.
@@ -233,6 +238,16 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// Before any connection: a manifest that does not load stops the
+	// server at once, naming the file and the place.
+	var manifest *semantic.Manifest
+	if cfg.SemanticManifest != "" {
+		var err error
+		if manifest, err = semantic.Load(cfg.SemanticManifest); err != nil {
+			return nil, err
+		}
+		log.Info("semantic manifest loaded", "path", cfg.SemanticManifest, "sha256", manifest.Hash)
+	}
 	tel := cfg.Telemetry
 	// What the layers report goes to telemetry (when on) and to the client.
 	cl := &clientLog{}
@@ -291,6 +306,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 			Hooks:   qHooks, Logger: log,
 		}),
 	}
+	svc.Semantic = manifest
 	svc.Insert = insert.NewService(insert.Config{REST: rest, Executor: runner, Project: cfg.Project, Datasets: datasets})
 	var exportClient *bigquery.Client
 	if svc.Export, exportClient, err = buildExport(ctx, cfg, conn, runner, svc.Query, log); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/insert"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/schema"
+	"github.com/bigquery-mcp/bigquery-mcp/semantic"
 )
 
 // Services are the backends the tools call.
@@ -29,6 +30,9 @@ type Services struct {
 	Insert *insert.Service
 	Export *export.Service
 	Health HealthReporter
+	// Semantic is the loaded semantic manifest (--semantic-manifest);
+	// nil: no semantic toolset.
+	Semantic *semantic.Manifest
 }
 
 // New returns an MCP server exposing the BigQuery tools, as cfg's
@@ -40,7 +44,7 @@ func New(svc Services, cfg Config) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tools := selectTools(catalog(svc, cfg.AllowWrites), cfg.Toolsets, cfg.ReadOnly, cfg.AllowWrites)
+	tools := selectTools(catalog(svc, cfg.AllowWrites), withSemantic(cfg.Toolsets, svc.Semantic != nil), cfg.ReadOnly, cfg.AllowWrites)
 	defaults := argumentDefaults{maxRows: cfg.DefaultMaxRows, maxWait: cfg.MaxWait}
 	for _, t := range tools {
 		t.describe()
@@ -86,6 +90,7 @@ func Tools(svc Services, allowWrites bool) []listedTool {
 func catalog(svc Services, allowWrites bool) []listedTool {
 	tools := metadataTools(svc)
 	tools = append(tools, runTools(svc, allowWrites)...)
+	tools = append(tools, semanticTools(svc)...)
 	return append(tools, writingTools(svc)...)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
+	"github.com/bigquery-mcp/bigquery-mcp/semantic"
 )
 
 // Handler is a tool call after its arguments were decoded: it returns the
@@ -120,6 +121,8 @@ var schemaOptions = &jsonschema.ForOptions{
 	TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[json.RawMessage](): {Types: []string{"array", "object"}, Description: "A result row: an array of values in column order (format compact) or an object of column name → value (format objects)."},
 		reflect.TypeFor[any]():             anyValue,
+		// A where filter or a list of them (query_metrics).
+		reflect.TypeFor[semantic.Filters](): {AnyOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}}}},
 		// Column is recursive (STRUCT fields are columns), which schema
 		// inference cannot express; nested fields are described, not
 		// re-declared.

@@ -24,7 +24,12 @@ const (
 	// (--export-dir, --export-dataset, --export-gcs), places nothing else
 	// writes to.
 	ToolsetExport Toolset = "export"
-	alwaysOn      Toolset = ""
+	// ToolsetSemantic is list_metrics, describe_metrics, query_metrics
+	// and get_dimension_values. It is listed exactly when a semantic
+	// manifest is configured (--semantic-manifest), whatever --toolsets
+	// says: without one its tools have nothing to answer.
+	ToolsetSemantic Toolset = "semantic"
+	alwaysOn        Toolset = ""
 )
 
 // toolsets are every toolset in documentation order: the order
@@ -76,6 +81,19 @@ func toolsetNames() string {
 		names[i] = string(t)
 	}
 	return strings.Join(names, ", ")
+}
+
+// withSemantic adds the semantic toolset to the chosen ones (nil: the
+// defaults) when a manifest is configured, and removes it otherwise.
+func withSemantic(sets []Toolset, manifest bool) []Toolset {
+	if sets == nil {
+		sets = DefaultToolsets()
+	}
+	sets = slices.DeleteFunc(slices.Clone(sets), func(t Toolset) bool { return t == ToolsetSemantic })
+	if manifest {
+		sets = append(sets, ToolsetSemantic)
+	}
+	return sets
 }
 
 // checkToolsets reports the toolset settings that cannot work together.
@@ -149,6 +167,8 @@ var guidance = []struct {
 		"Explore first: list_datasets, list_tables or search_columns, then get_table_schema for exact column names and types, preview_table (free) for sample rows."},
 	{[]string{"dry_run_sql", "execute_sql"},
 		"Dry-run any query that may be expensive with dry_run_sql before execute_sql, and follow its advice (a partition filter, fewer columns): each figure says how BigQuery measured it. A query refused or held for its cost carries the same advice in details.advice. Pass values as typed @name parameters instead of pasting them into SQL."},
+	{[]string{"list_metrics", "query_metrics"},
+		"For business metrics use list_metrics and query_metrics, not your own SQL."},
 	{[]string{"export_results"},
 		"When the user needs a whole result (a file, a table), use export_results: it writes every row and returns a link, not rows."},
 	{nil, "Errors come back as JSON with a stable code, whether a retry can help, and a hint for what to do next."},

@@ -167,6 +167,10 @@ func TestToolAnnotationsAreExact(t *testing.T) {
 		// replaces one; each call writes again.
 		"export_results": {ToolsetExport, false, true, false, false},
 		"health":         read(alwaysOn), "usage": read(alwaysOn),
+		// Listed only with a manifest; query_metrics and
+		// get_dimension_values run only the SELECTs they compile.
+		"list_metrics": read(ToolsetSemantic), "describe_metrics": read(ToolsetSemantic),
+		"query_metrics": read(ToolsetSemantic), "get_dimension_values": read(ToolsetSemantic),
 	}
 	for _, writes := range []bool{false, true} {
 		tools := Tools(Services{}, writes)

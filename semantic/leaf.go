@@ -1,0 +1,216 @@
+package semantic
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+)
+
+// leaf compiles one measure, aggregated by the group columns under alias,
+// over its model's rows joined to the models the groups and filters name,
+// filtered by the query's where and filters. With off, the rows meet the
+// time spine first (offset_window, offset_to_grain, a cumulative window),
+// and metric_time is the spine's day.
+func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offset) (string, error) {
+	s := newSource(me, c.alias())
+	aggTime := func() (string, error) { return s.aggTime() }
+	metricTime := func(grain string) (string, error) {
+		t, err := aggTime()
+		if err != nil {
+			return "", err
+		}
+		return truncSQL(t, grain), nil
+	}
+	first, on := "", ""
+	var where []string
+	if off != nil {
+		if c.m.spine == nil {
+			return "", bqerr.Invalid(fmt.Sprintf("measure %s needs the time spine (an offset or cumulative metric), and the manifest names none", me.Name),
+				"Add a daily time spine to the dbt project (time_spines in project_configuration).")
+		}
+		ts := s.base.alias + "_ts"
+		day := ts + "." + c.m.spine.Column
+		first = tableSQL(c.m.spine.Table) + " AS " + ts + "\n  INNER JOIN "
+		metricTime = func(grain string) (string, error) {
+			if grain == "day" {
+				return day, nil
+			}
+			return truncSQL(day, grain), nil
+		}
+		t, err := aggTime()
+		if err != nil {
+			return "", err
+		}
+		rowDay := truncSQL(t, "day")
+		switch {
+		case off.cumulative:
+			conds := []string{"(" + rowDay + " <= " + day + ")"}
+			if off.window != nil {
+				conds = append(conds, fmt.Sprintf("(%s > DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s))", rowDay, day, off.window.Count, off.window.Grain))
+			}
+			if off.grainToDate != "" {
+				conds = append(conds, "("+rowDay+" >= "+truncSQL(day, off.grainToDate)+")")
+			}
+			on = strings.Join(conds, " AND ")
+		case off.window != nil:
+			on = fmt.Sprintf("DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s) = %s", day, off.window.Count, off.window.Grain, rowDay)
+		default:
+			on = truncSQL(day, off.toGrain) + " = " + rowDay
+			if g := c.timeGroup.name.grain; g != "day" {
+				where = append(where, truncSQL(day, g)+" = "+day)
+			}
+		}
+	}
+	resolve := func(n name) (string, error) {
+		if n.isMetricTime() {
+			return metricTime(or(n.grain, "day"))
+		}
+		return s.resolve(n)
+	}
+	var sel []string
+	for _, g := range c.groups {
+		expr, err := resolve(g.name)
+		if err != nil {
+			return "", err
+		}
+		sel = append(sel, expr+" AS "+g.col)
+	}
+	cumulativeGrain := ""
+	if off != nil && off.cumulative && c.timeGroup.name.grain != "day" {
+		// Daily values first; the period's value is chosen after.
+		cumulativeGrain = c.timeGroup.name.grain
+		day, _ := metricTime("day")
+		sel = append(sel, day+" AS metric_time__day")
+	}
+	for _, f := range append(append([]*filter(nil), c.where...), filters...) {
+		expr, err := f.render(resolve)
+		if err != nil {
+			return "", err
+		}
+		where = append(where, expr)
+	}
+	sel = append(sel, s.base.col("m_"+me.Name, measureExpr(me))+" AS __m")
+	nad := ""
+	if na := me.NonAdditive; na != nil {
+		var err error
+		if sel, nad, err = c.nonAdditive(s, me, sel, metricTime); err != nil {
+			return "", err
+		}
+	}
+	agg, err := aggregate(me, "__m")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("SELECT " + strings.Join(sel, ", ") + "\nFROM " + s.from(first, on))
+	if len(where) > 0 {
+		b.WriteString("\nWHERE " + strings.Join(where, " AND "))
+	}
+	inner := b.String()
+	groupCols := c.groupCols()
+	if cumulativeGrain != "" {
+		groupCols += ", metric_time__day"
+	}
+	out := "SELECT " + prefix(groupCols) + agg + " AS " + alias + "\nFROM (" + inner + ") AS " + c.alias() + nad
+	if groupCols != "" {
+		out += "\nGROUP BY " + groupCols
+	}
+	if cumulativeGrain != "" {
+		return c.periodValue(out, alias, off.periodAgg), nil
+	}
+	return out, nil
+}
+
+func prefix(cols string) string {
+	if cols == "" {
+		return ""
+	}
+	return cols + ", "
+}
+
+// nonAdditive keeps, of a semi-additive measure's rows, those at the
+// last (or first) value of its non_additive_dimension within each of its
+// window_groupings and the queried metric_time, as MetricFlow does.
+func (c *compiler) nonAdditive(s *source, me *Measure, sel []string, metricTime func(string) (string, error)) ([]string, string, error) {
+	na := me.NonAdditive
+	d := me.Model.dimension(na.Name)
+	if d == nil || d.Type != "time" {
+		return nil, "", bqerr.Invalid(fmt.Sprintf("measure %s: non_additive_dimension %q is not a time dimension of its model", me.Name, na.Name), "Fix the manifest.")
+	}
+	t := truncSQL(s.base.dimCol(d), d.Grain)
+	var part []string
+	for _, g := range na.WindowGroupings {
+		e := me.Model.entity(g)
+		if e == nil {
+			return nil, "", bqerr.Invalid(fmt.Sprintf("measure %s: window_groupings names %q, not an entity of its model", me.Name, g), "Fix the manifest.")
+		}
+		part = append(part, s.base.entityCol(e))
+	}
+	if c.timeGroup != nil {
+		mt, err := metricTime(c.timeGroup.name.grain)
+		if err != nil {
+			return nil, "", err
+		}
+		part = append(part, mt)
+	}
+	fn := "MAX"
+	if strings.EqualFold(na.WindowChoice, "min") {
+		fn = "MIN"
+	}
+	over := "OVER ()"
+	if len(part) > 0 {
+		over = "OVER (PARTITION BY " + strings.Join(part, ", ") + ")"
+	}
+	sel = append(sel, t+" AS __nad_t", fn+"("+t+") "+over+" AS __nad_pick")
+	return sel, "\nWHERE __nad_t = __nad_pick", nil
+}
+
+// periodValue turns daily cumulative values into one per period, as
+// MetricFlow's period_agg says: the first day's (default), the last's,
+// or their average.
+func (c *compiler) periodValue(daily, alias, periodAgg string) string {
+	window := "PARTITION BY " + c.groupCols()
+	var fn string
+	switch strings.ToLower(periodAgg) {
+	case "last":
+		fn = "LAST_VALUE(" + alias + ") OVER (" + window + " ORDER BY metric_time__day ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+	case "average":
+		fn = "AVG(" + alias + ") OVER (" + window + ")"
+	default:
+		fn = "FIRST_VALUE(" + alias + ") OVER (" + window + " ORDER BY metric_time__day ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+	}
+	inner := "SELECT " + c.groupCols() + ", " + fn + " AS " + alias + "\nFROM (" + daily + ") AS " + c.alias()
+	return "SELECT " + c.groupCols() + ", " + alias + "\nFROM (" + inner + ") AS " + c.alias() + "\nGROUP BY " + c.groupCols() + ", " + alias
+}
+
+// cumulative compiles a cumulative metric: over the time spine when
+// grouped by metric_time, else (as MetricFlow does) its measure's plain
+// aggregate.
+func (c *compiler) cumulative(met *Metric, filters []*filter, alias string, off *offset) (string, error) {
+	if off != nil {
+		return "", bqerr.Invalid(fmt.Sprintf("metric %s offsets the cumulative metric %s", alias, met.Name), "Offsets of cumulative metrics are not supported (docs/semantic.md).")
+	}
+	me, mf, err := c.measureOf(met)
+	if err != nil {
+		return "", err
+	}
+	filters = append(filters, mf...)
+	if c.timeGroup == nil {
+		return c.leaf(me, filters, alias, nil)
+	}
+	p := &met.raw.TypeParams
+	cum := &offset{cumulative: true, window: p.Window, grainToDate: strings.ToLower(p.GrainToDate), periodAgg: "first"}
+	if cp := p.Cumulative; cp != nil {
+		if cp.Window != nil {
+			cum.window = cp.Window
+		}
+		if cp.GrainToDate != "" {
+			cum.grainToDate = strings.ToLower(cp.GrainToDate)
+		}
+		if cp.PeriodAgg != "" {
+			cum.periodAgg = cp.PeriodAgg
+		}
+	}
+	return c.leaf(me, filters, alias, cum)
+}
