@@ -121,7 +121,7 @@ lint:
 ## target vets the harness.
 bench:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench -build-flags '$(BUILD_FLAGS)' $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/
+	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/ ./semantic/
 	@echo "the MCP App: bundle size (as served, and its script unpacked), and 10,000 rows x 10 columns rendered in headless Chromium"
 	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs --check
 	cd integration_test && PATH="$(NODE_BIN):$$PATH" $(EMULATOR_ENV) $(GO) test -count=1 -run 'TestAppInBrowser/10000_rows' -v . | grep -E '10,000 rows|^(ok|FAIL|---)'
