@@ -21,34 +21,50 @@ type callState struct {
 }
 
 // call handles a call of path in an expression: a persistent routine when
-// it is qualified and not one of BigQuery's own; a function of a namespace
-// that reaches objects (ML., AI., OBJ.) must be one the inventory knows.
+// it is qualified and not one of BigQuery's own. A function of BigQuery's
+// namespaces must be one the inventory knows (builtinFunctions, or
+// knownFunctions, whose arguments are read), and so is an unqualified one
+// the inventory says reaches outside BigQuery.
 func (r *reader) call(path []string) {
 	p := path
 	if len(p) > 1 && strings.EqualFold(p[0], "SAFE") {
 		p = p[1:]
 	}
-	if len(p) < 2 {
-		return // a built-in or temporary function, or one of the default dataset's
-	}
-	ns := upper(p[0])
-	if len(p) == 2 && builtinNamespaces[ns] {
-		if !objectNamespaces[ns] {
+	// Names are looked up in a buffer: a name becomes a string only for a
+	// reason or a known call.
+	var buf [64]byte
+	switch {
+	case len(p) == 1:
+		// A built-in or temporary function, or one of the default
+		// dataset's.
+		if fn, ok := knownFunctions[string(upperInto(buf[:0], p[0]))]; ok && !fn.table {
+			r.open(strings.ToUpper(p[0]), fn)
+		}
+		return
+	case len(p) == 2 && builtinNamespaces[upper(p[0])]:
+		name := upperInto(append(upperInto(buf[:0], p[0]), '.'), p[1])
+		if fn, ok := knownFunctions[string(name)]; ok {
+			r.open(string(name), fn)
 			return
 		}
-		// The name is looked up in a buffer: it becomes a string only
-		// for a reason or a known call.
-		fname := strings.ToUpper(p[1])
-		var buf [64]byte
-		fn, ok := knownFunctions[string(append(append(append(buf[:0], ns...), '.'), fname...))]
-		if !ok {
-			r.unplaced("the function " + ns + "." + fname + " is not one this server can check")
-			return
+		if !builtinFunctions[string(name)] {
+			r.unplaced("the function " + string(name) + " is not one this server can check")
 		}
-		r.open(ns+"."+fname, fn)
 		return
 	}
 	r.add(Routine, path, false)
+}
+
+// upperInto appends w, upper-cased (ASCII), to b.
+func upperInto(b []byte, w string) []byte {
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
 }
 
 // tableCall handles a call in a from-item position: a table-valued
@@ -71,8 +87,11 @@ func (r *reader) tableCall(path []string) {
 
 // open makes fn the call whose arguments the next '(' opens.
 func (r *reader) open(name string, fn function) {
-	if fn.args == argsObjectRef {
+	switch fn.args {
+	case argsObjectRef:
 		r.unplaced(name + " reads Cloud Storage through the connection an ObjectRef names, which only the data knows")
+	case argsEarthEngine:
+		r.unplaced(name + " reads an Earth Engine raster, outside BigQuery's datasets")
 	}
 	r.calls = append(grow(r.calls), callState{name: name, fn: fn})
 	r.pendingCall = int32(len(r.calls))

@@ -32,6 +32,9 @@ const (
 	// argsGraphAt: the first argument names a property graph, as a string
 	// literal or a path (GRAPH_EXPAND).
 	argsGraphAt
+	// argsEarthEngine: an argument names an Earth Engine raster, read with
+	// the job's credentials outside BigQuery's datasets (ST_REGIONSTATS).
+	argsEarthEngine
 )
 
 // function is one known function.
@@ -45,9 +48,10 @@ type function struct {
 }
 
 // knownFunctions are BigQuery's functions in the namespaces that reach
-// objects (ML., AI., OBJ.) and its unqualified table-valued functions, by
-// upper-case name. A call of ML.x, AI.x or OBJ.x, or a from-item call of
-// an unqualified name, that is not listed is unplaced.
+// objects (ML., AI., OBJ.), its table-valued functions and the functions
+// that reach outside its datasets, by upper-case name. A call of ML.x, AI.x
+// or OBJ.x, or a from-item call of an unqualified name, that is not listed
+// is unplaced; the functions that only compute are builtinFunctions.
 var knownFunctions = func() map[string]function {
 	m := map[string]function{}
 	tvf := func(names string) {
@@ -74,6 +78,7 @@ var knownFunctions = func() map[string]function {
 		AI.SEARCH AI.KEY_DRIVERS AI.PREDICT
 		VECTOR_SEARCH APPENDS CHANGES GAP_FILL EXTERNAL_OBJECT_TRANSFORM RANGE_SESSIONIZE VECTOR_INDEX.STATISTICS`)
 	m["GRAPH_EXPAND"] = function{table: true, args: argsGraphAt}
+	m["ST_REGIONSTATS"] = function{args: argsEarthEngine}
 	// Scalar functions of ML. that compute on their arguments.
 	scalar(`ML.FEATURE_CROSS ML.POLYNOMIAL_EXPAND ML.BUCKETIZE ML.QUANTILE_BUCKETIZE ML.HASH_BUCKETIZE
 		ML.MIN_MAX_SCALER ML.STANDARD_SCALER ML.MAX_ABS_SCALER ML.ROBUST_SCALER ML.NORMALIZER ML.IMPUTER
