@@ -939,3 +939,48 @@ SELECT 1. AS x FROM ok.a JOIN secret.t USING (id)
 SELECT * FROM ok.a WHERE x IN (1., 2.) UNION ALL SELECT 3. FROM secret.t
 
 SELECT 5.e1 FROM secret.t
+
+-- Issue 35 (scopes): a select list sees its FROM's range variables, in its
+-- subqueries too; nothing else does. Kept in one block for easy merges.
+
+SELECT (SELECT value.int_value FROM UNNEST(e.event_params) WHERE key = 'ga_session_id') AS s FROM `p.analytics_1.events_*` AS e
+
+SELECT (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id FROM `p.analytics_1.events_*` AS e
+
+SELECT ARRAY(SELECT AS STRUCT key FROM e.user_properties) AS props, COALESCE((SELECT MAX(p.value.int_value) FROM e.event_params AS p), 0) AS m FROM ok.events_20240101 e WHERE EXISTS (SELECT 1 FROM e.items)
+
+SELECT (SELECT x FROM t.arr) FROM ok.t
+
+SELECT (SELECT (SELECT y FROM e.arr) FROM ok.u) FROM ok.t AS e
+
+WITH c AS (SELECT (SELECT x FROM e.a) AS x FROM ok.t AS e) SELECT * FROM c
+
+SELECT * EXCEPT (a), (SELECT x FROM e.a) FROM ok.t AS e
+
+SELECT * FROM ok.t AS e QUALIFY ROW_NUMBER() OVER (ORDER BY (SELECT MAX(x) FROM e.a)) = 1
+
+SELECT (SELECT * FROM secret.t) FROM ok.t AS x
+
+WITH c AS (SELECT * FROM secret.t) SELECT * FROM c, ok.u AS secret
+
+SELECT (SELECT 1 FROM secret.t) UNION ALL SELECT 1 FROM ok.u AS secret
+
+SELECT 1 FROM ok.u AS secret UNION ALL SELECT (SELECT 1 FROM secret.t)
+
+SELECT (SELECT 1 FROM secret.x) FROM (SELECT * FROM secret.y), ok.t AS secret
+
+SELECT (SELECT 1 FROM ok.a JOIN ok.b ON EXISTS (SELECT 1 FROM s.x) JOIN ok.c AS s ON TRUE) FROM ok.t
+
+SELECT (SELECT COUNT(*) FROM (SELECT * FROM e.a)) FROM ok.t AS e
+
+SELECT (SELECT 1 FROM secret.t), (SELECT 2 FROM ok.u AS secret) FROM ok.v
+
+INSERT INTO ok.o SELECT (SELECT x FROM e.a) FROM ok.t AS e
+
+SELECT * FROM RANGE_SESSIONIZE(TABLE secret.t, 'r', ['k'])
+
+SELECT * FROM VECTOR_INDEX.STATISTICS(TABLE secret.t)
+
+FROM ok.t |> CALL ML.PREDICT(MODEL secret.m)
+
+FROM ok.t |> CALL secret.tvf(1)
