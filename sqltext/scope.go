@@ -86,7 +86,8 @@ func (r *reader) fromStarts() {
 }
 
 // endQuery ends the innermost frame's query, if any: at a set operation,
-// a pipe operator, a new SELECT, or the frame's ')'.
+// a pipe operator, a new SELECT, or the frame's ')'. A select list that
+// ends without its FROM forgets what was declared for it.
 func (r *reader) endQuery() {
 	q := r.topQuery()
 	if q == nil {
@@ -94,6 +95,9 @@ func (r *reader) endQuery() {
 	}
 	if q.selecting {
 		r.selecting--
+		if q.predeclared {
+			r.forget()
+		}
 	}
 	r.queries = r.queries[:len(r.queries)-1]
 }
