@@ -88,6 +88,9 @@ type offset struct {
 	cumulative  bool
 	grainToDate string
 	periodAgg   string
+	// periodShift is set when a window shifts whole periods of the
+	// query's grain (leaf).
+	periodShift bool
 }
 
 // Compile compiles a metric query.

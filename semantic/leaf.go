@@ -32,6 +32,18 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 		ts := s.base.alias + "_ts"
 		day := ts + "." + c.m.spine.Column
 		first = tableSQL(c.m.spine.Table) + " AS " + ts + "\n  INNER JOIN "
+		if g := c.timeGroup.name.grain; off.window != nil && !off.cumulative && g != "day" && coarser(off.window.Grain, g) {
+			// A window at least as coarse as the query's grain shifts
+			// whole periods, as MetricFlow does: the spine's periods
+			// meet the rows' periods a window earlier.
+			first = "(SELECT DISTINCT " + truncSQL(c.m.spine.Column, g) + " AS " + c.m.spine.Column + " FROM " + tableSQL(c.m.spine.Table) + ") AS " + ts + "\n  INNER JOIN "
+			t, err := aggTime()
+			if err != nil {
+				return "", err
+			}
+			on = fmt.Sprintf("DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s) = %s", day, off.window.Count, off.window.Grain, truncSQL(t, g))
+			off = &offset{window: off.window, periodShift: true}
+		}
 		metricTime = func(grain string) (string, error) {
 			if grain == "day" {
 				return day, nil
@@ -44,6 +56,8 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 		}
 		rowDay := truncSQL(t, "day")
 		switch {
+		case off.periodShift:
+			metricTime = func(string) (string, error) { return day, nil }
 		case off.cumulative:
 			conds := []string{"(" + rowDay + " <= " + day + ")"}
 			if off.window != nil {

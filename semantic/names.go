@@ -11,14 +11,17 @@ var grains = []string{"day", "week", "month", "quarter", "year"}
 
 func isGrain(s string) bool { return slices.Contains(grains, s) }
 
+// coarser reports whether grain a is at least as coarse as b.
+func coarser(a, b string) bool { return slices.Index(grains, a) >= slices.Index(grains, b) }
+
 // truncSQL truncates a time expression to a grain as MetricFlow renders it
-// for BigQuery: TIMESTAMP_TRUNC (which keeps DATETIME a DATETIME), weeks
-// starting on Monday (isoweek).
+// for BigQuery: DATETIME_TRUNC (a DATE stays a DATE), weeks starting on
+// Monday (isoweek).
 func truncSQL(expr, grain string) string {
 	if grain == "week" {
 		grain = "isoweek"
 	}
-	return "TIMESTAMP_TRUNC(" + expr + ", " + grain + ")"
+	return "DATETIME_TRUNC(" + expr + ", " + grain + ")"
 }
 
 // name is a group-by or filter element split into its parts:
