@@ -2950,3 +2950,37 @@ USING (
 ON T.user_pseudo_id = S.user_pseudo_id AND T.session_id = S.session_id
 WHEN NOT MATCHED THEN INSERT (user_pseudo_id, session_id, started_at) VALUES (S.user_pseudo_id, S.session_id, S.started_at)
 ;;
+-- model: BigQuery range functions reference, RANGE_SESSIONIZE over a table of ranges (issue 35)
+-- reads: sales
+SELECT emp_id, dept_id, duration, session_range
+FROM RANGE_SESSIONIZE(TABLE sales.employee_shifts, 'duration', ['emp_id', 'dept_id'])
+ORDER BY emp_id, duration
+;;
+-- model: AI.SEARCH reference, semantic search on a table with autonomous embeddings (issue 35)
+-- reads: sales
+SELECT base.product_name, distance
+FROM AI.SEARCH(TABLE sales.products, 'product_description', 'a really fun toy', top_k => 5)
+;;
+-- model: pipe syntax reference, |> CALL of a BigQuery ML table function (issue 35)
+-- reads: sales, ml
+FROM sales.customers
+|> WHERE country = 'DE'
+|> CALL ML.PREDICT(MODEL ml.churn_model)
+|> SELECT customer_id, predicted_churned
+;;
+-- model: vector index statistics (issue 35)
+-- reads: sales
+SELECT * FROM VECTOR_INDEX.STATISTICS(TABLE sales.product_embeddings)
+;;
+-- model: SCHEMATA reference, the datasets of the default project, under an allowlist of the whole project (issue 35)
+-- reads: p.*
+SELECT schema_name, location, creation_time
+FROM INFORMATION_SCHEMA.SCHEMATA
+ORDER BY schema_name
+;;
+-- model: SCHEMATA_OPTIONS of the project named (issue 35)
+-- reads: p.*
+SELECT schema_name, option_name, option_value
+FROM `p`.INFORMATION_SCHEMA.SCHEMATA_OPTIONS
+WHERE option_name = 'default_table_expiration_days'
+;;
