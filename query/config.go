@@ -173,5 +173,6 @@ func NewService(cfg Config) *Service {
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
 		verdicts: newVerdicts(), views: newViewCache()}
 	s.jobs = s.newRunner(cfg)
+	s.rules = s.checks()
 	return s
 }

@@ -2,17 +2,13 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
 
-	"github.com/bigquery-mcp/bigquery-mcp/auth"
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/bqtype"
 	"github.com/bigquery-mcp/bigquery-mcp/cost"
-	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/job"
 	"github.com/bigquery-mcp/bigquery-mcp/rows"
 )
@@ -160,21 +156,23 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	if s.cfg.Datasets.Enabled() {
-		// Even a dry run shows another dataset's schema and size, and its
-		// errors whether an object exists.
-		if err := s.checkText(r); err != nil {
-			return nil, bqerr.From(err).WithQuery(r.sql)
+	// The rules that refuse a dry run too (the allowlist: even a dry run
+	// shows another dataset's schema and size, and its errors whether an
+	// object exists) first by the text; the rest after the dry run.
+	for _, c := range s.rules {
+		if c.refusesDryRun && c.text != nil {
+			if err := c.text(ctx, r, predicting); err != nil {
+				return nil, err
+			}
 		}
 	}
 	qs, err := s.dryRun(ctx, r)
 	if err != nil {
 		return nil, s.fail(ctx, err, r, job.Ref{})
 	}
-	if s.cfg.Datasets.Enabled() {
-		if err := s.checkPlan(ctx, r, qs); err != nil {
-			return nil, bqerr.From(err).WithQuery(r.sql)
-		}
+	would, notes, err := s.predict(ctx, r, qs)
+	if err != nil {
+		return nil, err
 	}
 	// Priced where BigQuery planned the query: the dry run names it.
 	price := s.price(r.location)
@@ -186,7 +184,6 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 		Price:            price,
 		ReferencedTables: []string{},
 		Schema:           bqtype.Columns(qs.Schema),
-		WouldExecute:     true,
 		Location:         r.location,
 	}
 	if usd, ok := price.FromBytes(qs.TotalBytesProcessed); ok {
@@ -197,24 +194,9 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	for _, t := range qs.ReferencedTables {
 		out.ReferencedTables = append(out.ReferencedTables, t.ProjectID+"."+t.DatasetID+"."+t.TableID)
 	}
-	if !s.cfg.AllowWrites {
-		if err := r.text.ReadOnly(); err != nil {
-			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: "+err.Error()
-		} else if st := qs.StatementType; st != "" && st != "SELECT" {
-			out.WouldExecute, out.Note = false, "execute_sql would refuse this on a read-only server: it is a "+st+" statement"
-		}
-	}
-	if qs.TotalBytesProcessed > s.cfg.MaxBytesBilled {
-		out.WouldExecute = false
-		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" It reads more bytes than the server cap of %d; select fewer columns or filter on partition/cluster columns.", s.cfg.MaxBytesBilled))
-	}
-	if err := s.cfg.State.Check(ctx, auth.CallerFrom(ctx).Principal, qs.TotalBytesProcessed); err != nil {
-		out.WouldExecute = false
-		out.Note = strings.TrimSpace(out.Note + " " + bqerr.From(err).Message + ".")
-	}
-	if c := s.cfg.ConfirmAboveBytes; c > 0 && qs.TotalBytesProcessed > c {
-		out.Note = strings.TrimSpace(out.Note + " execute_sql will ask the user to confirm it first (above " + governance.FormatBytes(c) + ").")
-	}
+	// What execute_sql would do with it: the same checks (checks.go).
+	out.WouldExecute = would
+	out.Note = strings.TrimSpace(out.Note + " " + strings.Join(notes, " "))
 	out.Advice = s.advise(ctx, r, qs)
 	if kept, omitted, nested := cutSchema(out.Schema, maxDryRunSchemaBytes); omitted > 0 || nested {
 		out.Schema, out.SchemaTruncated = kept, true

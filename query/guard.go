@@ -10,76 +10,43 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/sqltext"
 )
 
-// preflight runs every check a statement must pass before its job starts,
-// at the cost of at most one dry run, and none when nothing needs one:
-//
-//   - read-only: first by reading the SQL, then by asking BigQuery what the
-//     statement is. The lexical guard cannot be fooled by BigQuery and
-//     BigQuery's statementType cannot be fooled by clever text; each covers
-//     the other.
-//   - the dataset allowlist (allow.go), against the tables the dry run
-//     reports.
-//   - the bytes budget and the confirmation threshold, against the dry
-//     run's estimate; the caller's own check of the estimate too
-//     (request.checkEstimate, RunToTable's), before any budget is held.
+// preflight runs every check a statement must pass before its job starts
+// (the list in checks.go), at the cost of at most one dry run, and none
+// when nothing needs one: the text's halves first, then the dry run's.
 //
 // BigQuery's statement type and tables are remembered (verdicts), so the
 // same query asked again costs no dry run unless a budget, confirmation or
-// the caller's check needs a fresh estimate; the lexical checks run on
-// every call.
+// the caller's check needs a fresh estimate: the remembered verdict then
+// stands for the read-only and allowlist rules' second halves. The text's
+// halves run on every call.
 func (s *Service) preflight(ctx context.Context, r *request) error {
-	if !s.cfg.AllowWrites {
-		if err := s.checkReadOnlyText(ctx, r); err != nil {
+	for _, c := range s.rules {
+		if c.text == nil {
+			continue
+		}
+		if err := c.text(ctx, r, admitting); err != nil {
 			return err
 		}
 	}
-	if s.cfg.Datasets.Enabled() {
-		if err := s.checkText(r); err != nil {
-			return bqerr.From(err).WithQuery(r.sql)
-		}
-	}
 	v, known := s.verdicts.get(r)
-	budgeted := s.cfg.State.Limited() || s.cfg.ConfirmAboveBytes > 0
-	needDryRun := budgeted || r.checkEstimate != nil ||
+	needDryRun := s.budgeted() || r.checkEstimate != nil ||
 		(!s.cfg.AllowWrites && !known) ||
 		(s.cfg.Datasets.Enabled() && !(known && v.datasetsAllowed))
 	if !needDryRun {
 		return s.checkStatementType(r, v.statementType)
 	}
-	stats, err := s.dryRun(ctx, r)
+	plan, err := s.dryRun(ctx, r)
 	if err != nil {
 		return s.fail(ctx, err, r, job.Ref{})
 	}
-	r.plan = stats
-	v = verdict{statementType: stats.StatementType}
-	if err := s.checkStatementType(r, v.statementType); err != nil {
-		return err
-	}
-	if s.cfg.Datasets.Enabled() {
-		if err := s.checkPlan(ctx, r, stats); err != nil {
-			return bqerr.From(err).WithQuery(r.sql)
+	r.plan = plan
+	for _, c := range s.rules {
+		if c.plan == nil {
+			continue
 		}
-		v.datasetsAllowed = allAllowed(s, stats)
-	}
-	s.verdicts.add(r, v)
-	// After the allowlist: a refused query's size is not the caller's to
-	// learn.
-	if r.checkEstimate != nil {
-		if err := r.checkEstimate(stats.TotalBytesProcessed); err != nil {
-			return s.adviseRefusal(ctx, r, err)
+		if err := c.plan(ctx, r, plan, admitting); err != nil {
+			return err
 		}
-	}
-	if !budgeted {
-		return nil
-	}
-	// The estimate is held, not only checked, so that calls running at
-	// once cannot all spend what is left (settle.go).
-	if err := s.reserve(ctx, r, stats.TotalBytesProcessed); err != nil {
-		return s.adviseRefusal(ctx, r, err)
-	}
-	if err := s.confirm(ctx, stats.TotalBytesProcessed, r.location); err != nil {
-		s.release(ctx, r)
-		return s.adviseRefusal(ctx, r, err)
 	}
 	return nil
 }

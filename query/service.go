@@ -56,6 +56,8 @@ type Service struct {
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]
 	partitionsOnce sync.Once
+	// rules are the checks before a job (checks.go), built once.
+	rules []check
 	// jobs starts, waits for, settles, follows, finds and cancels every
 	// job (package job); NewService builds it from the finished config.
 	jobs *job.Runner
