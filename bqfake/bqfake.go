@@ -38,7 +38,6 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"testing"
 
 	bq "google.golang.org/api/bigquery/v2"
 )
@@ -104,9 +103,18 @@ type Fake struct {
 	holds     []*Hold
 }
 
+// TB is what the fake needs of the test that owns it: testing.TB has it;
+// an Example, which has no *testing.T, passes a stand-in that runs the
+// cleanups when it ends.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
 // New starts a fake that stops when the test ends (held requests are
 // released and client connections closed first).
-func New(t testing.TB, opts ...Option) *Fake {
+func New(t TB, opts ...Option) *Fake {
 	t.Helper()
 	f := &Fake{project: "p", location: "US", counts: map[Route]int{}, tables: map[string][]*table{}, jobs: map[string]*bq.Job{}}
 	for _, o := range opts {

@@ -3,7 +3,6 @@ package bqfake
 import (
 	"context"
 	"net/http"
-	"testing"
 
 	"cloud.google.com/go/bigquery"
 	bq "google.golang.org/api/bigquery/v2"
@@ -22,7 +21,7 @@ func (f *Fake) Options(hc *http.Client) []option.ClientOption {
 
 // Client is a cloud.google.com/go/bigquery client of the fake's project
 // talking to the fake through hc (see Options), closed when the test ends.
-func (f *Fake) Client(t testing.TB, hc *http.Client) *bigquery.Client {
+func (f *Fake) Client(t TB, hc *http.Client) *bigquery.Client {
 	t.Helper()
 	c, err := bigquery.NewClient(context.Background(), f.project, f.Options(hc)...)
 	if err != nil {
@@ -34,7 +33,7 @@ func (f *Fake) Client(t testing.TB, hc *http.Client) *bigquery.Client {
 
 // REST is the generated BigQuery REST service talking to the fake through
 // hc (see Options).
-func (f *Fake) REST(t testing.TB, hc *http.Client) *bq.Service {
+func (f *Fake) REST(t TB, hc *http.Client) *bq.Service {
 	t.Helper()
 	s, err := bq.NewService(context.Background(), f.Options(hc)...)
 	if err != nil {
