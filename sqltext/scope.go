@@ -170,3 +170,30 @@ func (r *reader) rescan(pre map[int32][]string, n int) {
 	r.parens = parenRun{}
 	r.objs.reset()
 }
+
+// pipeOperator handles the range variables at the pipe operator whose name
+// is at i (after |>), and returns where to go on. The operators that keep
+// their input's rows (WHERE, EXTEND, SET, DROP, RENAME, ORDER BY, LIMIT,
+// TABLESAMPLE, WINDOW, ASSERT, the joins) keep its range variables; |> AS
+// name makes name the only one; any other (SELECT, AGGREGATE, a set
+// operation, CALL, PIVOT, …) makes a table with none, so that a from-item
+// path after it that starts with an earlier alias is read as a table, as
+// BigQuery reads it.
+func (r *reader) pipeOperator(toks []token, i int) int {
+	if i < len(toks) && toks[i].kind() == Word {
+		switch keywordOf(r.src.text(toks[i])) {
+		case "WHERE", "EXTEND", "SET", "DROP", "RENAME", "ORDER", "LIMIT", "TABLESAMPLE", "WINDOW", "ASSERT",
+			"JOIN", "LEFT", "RIGHT", "FULL", "INNER", "CROSS":
+			return i
+		case "AS":
+			r.forget()
+			if n := i + 1; n < len(toks) && (toks[n].kind() == QuotedIdent || toks[n].kind() == Word && !r.isReserved(toks[n])) {
+				r.declare(r.src.value(toks[n]))
+				return n + 1
+			}
+			return i + 1
+		}
+	}
+	r.forget()
+	return i
+}

@@ -111,3 +111,29 @@ func TestPipeCallAndTableFunctions(t *testing.T) {
 		}
 	}
 }
+
+// TestPipeRangeVariables: a pipe operator that makes a new table (SELECT,
+// AGGREGATE, a set operation, CALL, …) leaves no range variable of its
+// input visible; |> AS name makes name the only one; the operators that
+// keep the input's rows keep them (issue 35).
+func TestPipeRangeVariables(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"FROM sales.t AS e |> EXTEND (SELECT 1 FROM e.arr) AS x", "SELECT table:sales.t"},
+		{"FROM sales.t AS e |> WHERE TRUE |> JOIN e.arr AS a |> ORDER BY 1", "SELECT table:sales.t"},
+		{"FROM sales.t |> AS e |> EXTEND (SELECT 1 FROM e.arr) AS x", "SELECT table:sales.t"},
+		{"FROM sales.t AS secret |> AS e |> JOIN secret.x ON TRUE", "SELECT table:sales.t table:secret.x"},
+		{"FROM sales.t AS secret |> SELECT * |> JOIN secret.x ON TRUE", "SELECT table:sales.t table:secret.x"},
+		{"FROM sales.t AS secret |> AGGREGATE COUNT(*) AS n |> JOIN secret.x ON TRUE", "SELECT table:sales.t table:secret.x"},
+		{"FROM sales.t AS secret |> UNION ALL (SELECT 1) |> JOIN secret.x ON TRUE", "SELECT table:sales.t table:secret.x"},
+		{"FROM sales.t AS secret |> CALL ML.PREDICT(MODEL sales.m) |> JOIN secret.x ON TRUE", "SELECT table:sales.t model:sales.m table:secret.x"},
+	} {
+		p := Parse(c.sql)
+		if len(p.Statements) != 1 {
+			t.Errorf("%s: %d statements", c.sql, len(p.Statements))
+			continue
+		}
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

@@ -460,7 +460,7 @@ func (r *reader) punct(toks []token, i int) int {
 		// whose select list an alias declared later would be seen in.
 		f.from, f.item = false, false
 		r.endQuery()
-		return i + 2
+		return r.pipeOperator(toks, i+2)
 	default:
 		f.item = false
 		return i + 1
