@@ -74,8 +74,10 @@ type group struct {
 type compiler struct {
 	m      *Manifest
 	groups []group
-	// timeGroup is the metric_time group, if any.
-	timeGroup *group
+	// timeGroup is the metric_time group at the finest grain, if any;
+	// metricTimes counts the metric_time groups.
+	timeGroup   *group
+	metricTimes int
 	where     []*filter
 	n         int
 }
@@ -209,23 +211,54 @@ func (c *compiler) parseGroups(names []string) error {
 		if slices.ContainsFunc(c.groups, func(o group) bool { return o.col == g.col }) {
 			return bqerr.Invalid(fmt.Sprintf("group_by %q is named twice", s), "Name each column once.")
 		}
-		if n.isMetricTime() {
-			if c.timeGroup != nil {
-				return bqerr.Invalid("group_by names metric_time twice", "Group by metric_time at one grain.")
-			}
-		}
 		c.groups = append(c.groups, g)
-		if n.isMetricTime() {
-			c.timeGroup = &c.groups[len(c.groups)-1]
-		}
 	}
-	// c.groups may have moved while growing: point at its element.
+	// MetricFlow's column order: time dimensions, then dimensions, then
+	// entities, each in the order asked.
+	slices.SortStableFunc(c.groups, func(a, b group) int { return c.m.groupClass(a.name) - c.m.groupClass(b.name) })
+	// The finest metric_time grain is the one offsets and cumulative
+	// windows work at.
 	for i := range c.groups {
-		if c.groups[i].name.isMetricTime() {
-			c.timeGroup = &c.groups[i]
+		if n := c.groups[i].name; n.isMetricTime() {
+			c.metricTimes++
+			if c.timeGroup == nil || !coarser(n.grain, c.timeGroup.name.grain) {
+				c.timeGroup = &c.groups[i]
+			}
 		}
 	}
 	return nil
+}
+
+// groupClass orders group-by columns as MetricFlow does: 0 for time, 1
+// for dimensions, 2 for entities.
+func (m *Manifest) groupClass(n name) int {
+	switch {
+	case n.isMetricTime() || n.grain != "":
+		return 0
+	case m.entityNames()[n.elem] && !m.dimensionNames()[n.elem]:
+		return 2
+	}
+	return 1
+}
+
+func (m *Manifest) entityNames() map[string]bool {
+	out := map[string]bool{}
+	for _, sm := range m.models {
+		for _, e := range sm.Entities {
+			out[e.Name] = true
+		}
+	}
+	return out
+}
+
+func (m *Manifest) dimensionNames() map[string]bool {
+	out := map[string]bool{}
+	for _, sm := range m.models {
+		for _, d := range sm.Dimensions {
+			out[d.Name] = true
+		}
+	}
+	return out
 }
 
 // groupByName reads a saved query's group-by, MetricFlow's object syntax

@@ -40,7 +40,7 @@ func TestCompile(t *testing.T) {
 			"metric_time__month revenue_growth_mom revenue_start_of_month",
 			[]string{"(SELECT DISTINCT DATETIME_TRUNC(date_day, month) AS date_day FROM `demo-project.mf_shop.mf_time_spine`) AS q3_ts",
 				"DATE_SUB(CAST(q3_ts.date_day AS DATETIME), INTERVAL 1 month) = DATETIME_TRUNC(q3.d_ordered_at, month)", "revenue - revenue_last_month AS revenue_growth_mom",
-				"WHERE DATETIME_TRUNC(q8_ts.date_day, month) = q8_ts.date_day"}},
+				"ON DATETIME_TRUNC(q8_ts.date_day, month) = DATETIME_TRUNC(q8.d_ordered_at, month)"}},
 		{"grain to date", QueryInput{Metrics: []string{"revenue_mtd"}, GroupBy: []string{"metric_time__month"}}, "metric_time__month revenue_mtd",
 			[]string{">= DATETIME_TRUNC(q1_ts.date_day, month)", "FIRST_VALUE(revenue_mtd) OVER (PARTITION BY metric_time__month ORDER BY metric_time__day"}},
 		{"offset by day", QueryInput{Metrics: []string{"revenue_growth_mom"}, GroupBy: []string{"metric_time__day"}}, "metric_time__day revenue_growth_mom",
@@ -116,6 +116,8 @@ func TestParseRefuses(t *testing.T) {
 		{`{"semantic_models": [`, "line 1, column"},
 		{`{"semantic_models": [{"name": "o", "node_relation": {"alias": "t", "schema_name": "bad dataset"}}]}`, "semantic_models[0] (o): node_relation: schema_name"},
 		{`{"semantic_models": [{"name": "o", "node_relation": {"alias": "t", "schema_name": "d"}}], "metrics": [{"name": "x", "type": "simple", "type_params": {"measure": {"name": "nope"}}}]}`, "metrics[0] (x): type_params.measure"},
+		{`{"semantic_models": [{"name": "o", "node_relation": {"alias": "t", "schema_name": "d"}, "dimensions": [{"name": "a, 1 AS b", "type": "categorical"}]}]}`, "semantic_models[0] (o): dimension \"a, 1 AS b\": not an identifier"},
+		{`{"semantic_models": [{"name": "o", "node_relation": {"alias": "t", "schema_name": "d"}}], "metrics": [{"name": "x y", "type": "simple"}]}`, "metrics[0]: name \"x y\""},
 	} {
 		if _, err := Parse([]byte(c.src)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%s) = %v, want %q", c.src, err, c.want)

@@ -25,6 +25,9 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 	first, on := "", ""
 	var where []string
 	if off != nil {
+		if c.metricTimes > 1 {
+			return "", bqerr.Invalid(fmt.Sprintf("measure %s is offset or cumulated over time, which needs metric_time at one grain", me.Name), "Group by metric_time at one grain.")
+		}
 		if c.m.spine == nil {
 			return "", bqerr.Invalid(fmt.Sprintf("measure %s needs the time spine (an offset or cumulative metric), and the manifest names none", me.Name),
 				"Add a daily time spine to the dbt project (time_spines in project_configuration).")
@@ -32,16 +35,21 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 		ts := s.base.alias + "_ts"
 		day := ts + "." + c.m.spine.Column
 		first = tableSQL(c.m.spine.Table) + " AS " + ts + "\n  INNER JOIN "
-		if g := c.timeGroup.name.grain; off.window != nil && !off.cumulative && g != "day" && coarser(off.window.Grain, g) {
-			// A window at least as coarse as the query's grain shifts
-			// whole periods, as MetricFlow does: the spine's periods
-			// meet the rows' periods a window earlier.
+		if g := c.timeGroup.name.grain; !off.cumulative && g != "day" && (off.toGrain != "" || coarser(off.window.Grain, g)) {
+			// Above a day, offset_to_grain, and a window at least as
+			// coarse as the query's grain, shift whole periods, as
+			// MetricFlow does: the spine's periods meet the rows' periods
+			// a window earlier, or the period its grain starts in.
 			first = "(SELECT DISTINCT " + truncSQL(c.m.spine.Column, g) + " AS " + c.m.spine.Column + " FROM " + tableSQL(c.m.spine.Table) + ") AS " + ts + "\n  INNER JOIN "
 			t, err := aggTime()
 			if err != nil {
 				return "", err
 			}
-			on = fmt.Sprintf("DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s) = %s", day, off.window.Count, off.window.Grain, truncSQL(t, g))
+			if off.toGrain != "" {
+				on = truncSQL(day, off.toGrain) + " = " + truncSQL(t, g)
+			} else {
+				on = fmt.Sprintf("DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s) = %s", day, off.window.Count, off.window.Grain, truncSQL(t, g))
+			}
 			off = &offset{window: off.window, periodShift: true}
 		}
 		metricTime = func(grain string) (string, error) {
@@ -71,9 +79,6 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 			on = fmt.Sprintf("DATE_SUB(CAST(%s AS DATETIME), INTERVAL %d %s) = %s", day, off.window.Count, off.window.Grain, rowDay)
 		default:
 			on = truncSQL(day, off.toGrain) + " = " + rowDay
-			if g := c.timeGroup.name.grain; g != "day" {
-				where = append(where, truncSQL(day, g)+" = "+day)
-			}
 		}
 	}
 	resolve := func(n name) (string, error) {
@@ -161,12 +166,14 @@ func (c *compiler) nonAdditive(s *source, me *Measure, sel []string, metricTime 
 		}
 		part = append(part, s.base.entityCol(e))
 	}
-	if c.timeGroup != nil {
-		mt, err := metricTime(c.timeGroup.name.grain)
-		if err != nil {
-			return nil, "", err
+	for _, g := range c.groups {
+		if g.name.isMetricTime() {
+			mt, err := metricTime(g.name.grain)
+			if err != nil {
+				return nil, "", err
+			}
+			part = append(part, mt)
 		}
-		part = append(part, mt)
 	}
 	fn := "MAX"
 	if strings.EqualFold(na.WindowChoice, "min") {

@@ -150,8 +150,13 @@ func Parse(b []byte) (*Manifest, error) {
 	}
 	for i := range raw.Metrics {
 		r := &raw.Metrics[i]
-		if r.Name == "" || m.metrics[r.Name] != nil {
-			return nil, fmt.Errorf("metrics[%d]: name %q is empty or repeated", i, r.Name)
+		if !isIdent(r.Name) || m.metrics[r.Name] != nil {
+			return nil, fmt.Errorf("metrics[%d]: name %q is not an identifier, or repeated", i, r.Name)
+		}
+		for _, in := range r.TypeParams.Metrics {
+			if in.Alias != "" && !isIdent(in.Alias) {
+				return nil, fmt.Errorf("metrics[%d] (%s): alias %q is not an identifier", i, r.Name, in.Alias)
+			}
 		}
 		met := &Metric{Name: r.Name, Label: r.Label, Description: r.Description, Type: r.Type, Filters: r.Filter.templates(), raw: r}
 		if r.Config != nil {
@@ -199,6 +204,22 @@ func Parse(b []byte) (*Manifest, error) {
 func (m *Manifest) addModel(r *modelJSON) error {
 	if r.Name == "" || m.models[r.Name] != nil {
 		return fmt.Errorf("name %q is empty or repeated", r.Name)
+	}
+	// Names become column aliases in the SQL: identifiers only.
+	for _, e := range r.Entities {
+		if !isIdent(e.Name) {
+			return fmt.Errorf("entity %q: not an identifier", e.Name)
+		}
+	}
+	for _, d := range r.Dimensions {
+		if !isIdent(d.Name) {
+			return fmt.Errorf("dimension %q: not an identifier", d.Name)
+		}
+	}
+	for _, me := range r.Measures {
+		if !isIdent(me.Name) {
+			return fmt.Errorf("measure %q: not an identifier", me.Name)
+		}
 	}
 	table, err := tableOf(r.NodeRelation)
 	if err != nil {

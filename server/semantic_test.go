@@ -204,3 +204,28 @@ func TestBadManifestStopsBuild(t *testing.T) {
 		t.Errorf("Build = %v, want an error naming the file and the place", err)
 	}
 }
+
+// get_dimension_values runs its SELECT DISTINCT as execute_sql does, once:
+// the same question again is answered from the cache, with no job.
+func TestDimensionValuesAreCached(t *testing.T) {
+	fake := bqfake.New(t)
+	schema := bqfake.Columns("customer__region STRING")
+	fake.QueryResult(schema, bqfake.Row("APAC"), bqfake.Row("EU"))
+	fake.OnJob(func(j *bq.Job) { j.Statistics.Query.Schema = schema })
+	cs := semanticServer(t, fake, nil)
+	for i, cached := range []bool{false, true} {
+		out, isErr := callJSON(t, cs, "get_dimension_values", map[string]any{"dimension": "customer__region"})
+		if isErr {
+			t.Fatalf("call %d: %v", i, out)
+		}
+		if vals := out["values"].([]any); len(vals) != 2 || vals[1] != "EU" || (out["cached"] == true) != cached {
+			t.Errorf("call %d: %v, want APAC and EU, cached %v", i, out, cached)
+		}
+		if sql := out["sql"].(string); !strings.Contains(sql, "SELECT DISTINCT") || !strings.Contains(sql, "`demo-project.mf_shop.customers`") {
+			t.Errorf("sql = %s", sql)
+		}
+	}
+	if n := len(fake.Requests(bqfake.JobsQuery)); n != 1 {
+		t.Errorf("%d jobs.query requests, want 1", n)
+	}
+}
