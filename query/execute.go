@@ -213,7 +213,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	}
 	chargeFor(ctx, r)
 
-	op := s.operation(r.sql)
+	op := s.operation(r)
 	spec, err := r.querySpec()
 	if err != nil {
 		s.release(ctx, r)
@@ -257,7 +257,7 @@ func (s *Service) Execute(ctx context.Context, in ExecuteInput) (*ExecuteOutput,
 	if err := s.collect(ctx, op, p, 0, r.maxRows, out); err != nil {
 		return nil, s.fail(ctx, err, r, p.Job)
 	}
-	s.addStats(out, p, statementType(r.sql, p))
+	s.addStats(out, p, statementType(r, p))
 	if r.plan != nil {
 		out.EstimateBytes = r.plan.TotalBytesProcessed
 	}
@@ -284,29 +284,25 @@ func (s *Service) adviseOverCap(ctx context.Context, r *request, err error) erro
 // SELECT (DML, DDL, a script) is a write and gets the write policy, with its
 // own attempt cap and backoff; that errs towards the stricter policy. Every
 // other statement is a query.
-func (s *Service) operation(sql string) resilience.Operation {
-	if s.cfg.AllowWrites && sqltext.CheckReadOnly(sql) != nil {
+func (s *Service) operation(r *request) resilience.Operation {
+	if s.cfg.AllowWrites && r.text.ReadOnly() != nil {
 		return resilience.Write
 	}
 	return resilience.Query
 }
 
 // statementType names the statement for the result. jobs.query does not
-// report it, so it is read from what is known: a query the lexical guard
-// accepts is a SELECT (and on a read-only server BigQuery's dry run agreed),
-// and a statement that changed rows is DML named by its first keyword.
-// Anything else is left unnamed rather than guessed.
-func statementType(sql string, p *job.Page) string {
-	if sqltext.CheckReadOnly(sql) == nil {
-		return "SELECT"
-	}
-	if p.DML {
-		toks, _ := sqltext.Lex(sql)
-		if stmts := sqltext.Split(toks); len(stmts) == 1 {
-			switch kw, _ := sqltext.LeadingKeyword(stmts[0]); kw {
-			case "INSERT", "UPDATE", "DELETE", "MERGE":
-				return kw
-			}
+// report it, so it is read from what is known: what statementKind calls a
+// SELECT is one (on a read-only server BigQuery's dry run agreed), and a
+// statement that changed rows is the DML its kind names. Anything else is
+// left unnamed rather than guessed.
+func statementType(r *request, p *job.Page) string {
+	switch kind := statementKind(r.text); kind {
+	case "SELECT":
+		return kind
+	case "INSERT", "UPDATE", "DELETE", "MERGE":
+		if p.DML {
+			return kind
 		}
 	}
 	return ""

@@ -6,6 +6,7 @@ package query
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	bq "google.golang.org/api/bigquery/v2"
@@ -64,22 +65,21 @@ func (r *request) querySpec() (job.QuerySpec, error) {
 // chargeFor notes, as r's job starts now under ctx's labels, what its
 // record and the caller's list of last jobs will say of it.
 func chargeFor(ctx context.Context, r *request) {
-	r.charge.Meta = job.Meta{Tool: governance.JobLabels(ctx)["mcp_tool"], Statement: statementKind(r.sql), Started: time.Now()}
+	r.charge.Meta = job.Meta{Tool: governance.JobLabels(ctx)["mcp_tool"], Statement: statementKind(r.text), Started: time.Now()}
 }
 
-// statementKind names the kind of statement sql is: SELECT for a
-// read-only query, else its leading keyword, SCRIPT for several
-// statements.
-func statementKind(sql string) string {
-	if sqltext.CheckReadOnly(sql) == nil {
+// statementKind names the kind of statement a text is, from the reading
+// sqltext made of it once (request.text): SELECT for what the read-only
+// guard accepts, SCRIPT for several statements, else the statement's
+// leading keyword (INSERT, CREATE, …).
+func statementKind(t *sqltext.Text) string {
+	switch {
+	case t.ReadOnly() == nil:
 		return "SELECT"
-	}
-	toks, _ := sqltext.Lex(sql)
-	stmts := sqltext.Split(toks)
-	if len(stmts) != 1 {
+	case len(t.Statements) != 1:
 		return "SCRIPT"
 	}
-	kw, _ := sqltext.LeadingKeyword(stmts[0])
+	kw, _, _ := strings.Cut(t.Statements[0].Kind, " ")
 	return kw
 }
 
