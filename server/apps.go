@@ -24,7 +24,7 @@ import (
 // beside a result (the cost card's spend), not linked to it: their result
 // types are generated too.
 var (
-	appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql"}
+	appTools = []string{"execute_sql", "get_query_results", "preview_table", "get_table_schema", "dry_run_sql", "query_metrics"}
 	appCalls = []string{"usage"}
 	appViews = map[string]string{
 		"execute_sql":       "the rows as a sortable table with types, job, bytes, cost and cache, a line or bar chart when a date/time or text column comes with numbers, Load more when the result was cut",
@@ -32,6 +32,7 @@ var (
 		"preview_table":     "the same table as execute_sql, Load more through preview_table",
 		"get_table_schema":  "the columns as a tree (nested fields collapsible), modes, descriptions, partitioning, clustering, size and freshness",
 		"dry_run_sql":       "a cost card: bytes, USD, tables read, whether execute_sql would run it and whether it would ask for confirmation",
+		"query_metrics":     "the same table as execute_sql, with a line chart over metric_time when it is grouped by it; its dry_run as dry_run_sql's cost card",
 	}
 )
 

@@ -76,6 +76,14 @@ function show(r: Result, tool: string | undefined) {
     case "dry_run_sql":
       costView(res as ToolResults["dry_run_sql"]);
       break;
+    case "query_metrics": {
+      // execute_sql's result with the SQL and provenance beside it, or
+      // the dry run's: shown as those are.
+      const q = res as ToolResults["query_metrics"];
+      if (q.dryRun) costView(q.dryRun);
+      else resultView(q as ToolResults["execute_sql"]);
+      break;
+    }
     default:
       root.replaceChildren(h("pre", { class: "raw" }, JSON.stringify(v, null, 2)));
   }

@@ -208,6 +208,100 @@ export interface DryRunSQLResult {
   }[];
 }
 
+// query_metrics's result.
+export interface QueryMetricsResult {
+  jobId: string;
+  location?: string;
+  jobComplete: boolean;
+  state?: string;
+  elapsedMs?: number;
+  hint?: string;
+  statementType?: string;
+  schema: Column[] | null;
+  rows: (unknown[] | Record<string, unknown>)[] | null;
+  format?: string;
+  rowCount: number;
+  totalRows: number;
+  truncated: boolean;
+  truncatedBy?: string;
+  // Values shortened because the first row alone passed the server's result size limit: a STRING or BYTES value keeps a prefix of keptBytes, any other value is null. Select part of a long value (SUBSTR) to read the rest.
+  cutCells?: {
+    row: number;
+    column: string;
+    bytes: number;
+    keptBytes: number;
+  }[];
+  nextStartIndex?: number;
+  bytesProcessed: number;
+  bytesBilled?: number;
+  cacheHit: boolean;
+  // What the job cost at price: bytesBilled on demand, slotMs under editions billing. Absent while unknown.
+  costUSD?: number;
+  // The job's slot-milliseconds (totalSlotMs), when BigQuery gave them.
+  slotMs?: number;
+  // The price costUSD was computed at: billing, location, perTiBUSD or slotHourUSD, and its source.
+  price?: {
+    billing: string;
+    location?: string;
+    perTiBUSD?: number;
+    slotHourUSD?: number;
+    source: string;
+  };
+  // The dry-run estimate, when one preceded the job: compare bytesBilled (clustering and the cache bill less).
+  estimateBytes?: number;
+  affectedRows?: number;
+  durationMs: number;
+  incomplete?: boolean;
+  warning?: string;
+  dryRun?: {
+    valid: boolean;
+    statementType: string;
+    bytesProcessed: number;
+    // On-demand estimate at price. 0 under editions billing: then the cost is known only after the run.
+    estimatedCostUSD: number;
+    pricePerTiBUSD: number;
+    // The price used: billing (on-demand or editions), location, perTiBUSD or slotHourUSD, and source: the server's price table and its date, or the flag that set it.
+    price: {
+      billing: string;
+      location?: string;
+      perTiBUSD?: number;
+      slotHourUSD?: number;
+      source: string;
+    };
+    referencedTables: string[] | null;
+    schema: Column[] | null;
+    schemaTruncated?: boolean;
+    wouldExecute: boolean;
+    location?: string;
+    note?: string;
+    // Changes that would read less: partition filters with what each reads (readsBytes), clustering columns; method says where figures come from.
+    advice?: {
+      change: string;
+      readsBytes?: number;
+      method?: string;
+    }[];
+  };
+  sql: string;
+  metrics: {
+    name: string;
+    type: string;
+    label?: string;
+    certified?: boolean;
+    description?: string;
+    // A derived or ratio metric's formula over its inputs.
+    expr?: string;
+    inputs?: string[];
+    // model.measure: agg(expr).
+    measures?: string[];
+    tables?: string[];
+    filters?: string[];
+  }[] | null;
+  manifest: {
+    sha256: string;
+    generatedAt?: string;
+  };
+}
+
 // usage's result.
 export interface UsageResult {
   session: {
@@ -263,5 +357,6 @@ export interface ToolResults {
   preview_table: PreviewTableResult;
   get_table_schema: GetTableSchemaResult;
   dry_run_sql: DryRunSQLResult;
+  query_metrics: QueryMetricsResult;
   usage: UsageResult;
 }
