@@ -7,6 +7,8 @@ before MetricFlow is imported:
 
 - rapidfuzz: used only to suggest close names in error messages; a difflib
   stand-in gives the same interface. It never changes compiled SQL.
+- typing_extensions 4.4 lacks the names of typing that 4.7 re-exports; they
+  are copied from typing.
 - referencing (needed by the JSON-schema pre-check of YAML documents): the
   pre-check is skipped. Every document is still parsed by MetricFlow's
   pydantic models, transformed and checked by its semantic validations.
@@ -74,6 +76,17 @@ def _skip_json_schema_precheck() -> None:
     sys.modules["metricflow_semantic_interfaces.parsing.schemas"] = schemas
 
 
+def _complete_typing_extensions() -> None:
+    """Debian 12's typing_extensions (4.4) does not re-export typing's names, as 4.7 and later do."""
+    import typing
+
+    import typing_extensions
+
+    for name in getattr(typing, "__all__", ()):
+        if not hasattr(typing_extensions, name):
+            setattr(typing_extensions, name, getattr(typing, name))
+
+
 def _register_distribution(src: str) -> None:
     """Gives the source tree the package metadata an install would.
 
@@ -98,6 +111,7 @@ def setup() -> str:
         sys.exit(f"MF_SRC={src} is not a MetricFlow source tree (see regen.sh)")
     sys.path.insert(0, src)
     _register_distribution(src)
+    _complete_typing_extensions()
     _install_rapidfuzz_stand_in()
     _skip_json_schema_precheck()
     return src
