@@ -3,7 +3,7 @@ package governance
 // Config is what the flags set of governance: what agents may read and
 // spend, and where budgets and job records live. Each field is named after
 // its flag and holds what the flag says; the wiring parses the allowlists
-// (ParseAllowlist, ParseConnections) and builds the state from it
+// (ParseAllowlist, ParseConnections, ParseKMSKeys) and builds the state from it
 // (NewBudget, NewRedisClient, NewRedis).
 type Config struct {
 	// Datasets (--datasets) is the dataset allowlist: comma-separated
@@ -14,6 +14,10 @@ type Config struct {
 	// project.location.connection, location.connection or DEFAULT
 	// patterns; empty: none.
 	Connections string
+	// KMSKeys (--kms-keys) are the Cloud KMS keys statements may name
+	// under the dataset allowlist: comma-separated key resource names
+	// (ParseKMSKeys); empty: none.
+	KMSKeys string
 	// JobLabels (--job-labels) go on every job, beside the server's own
 	// mcp_server, mcp_tool and mcp_client (ParseLabels).
 	JobLabels map[string]string

@@ -119,6 +119,12 @@ func (s *Service) checkText(r *request) error {
 					WithHint("Under a dataset allowlist only the connections the user lists in --connections can be used; read tables of " + a.String() + " instead.")
 			}
 			continue
+		case sqltext.KMSKey:
+			if !s.cfg.KMSKeys.Allows(o.Path) {
+				return a.Denied("the statement names the Cloud KMS key " + kmsKeyName(o.Path) + ", which BigQuery uses with the job's credentials outside BigQuery's datasets and is not in this server's --kms-keys (" + s.cfg.KMSKeys.String() + ")").
+					WithHint("Under a dataset allowlist only the Cloud KMS keys the user lists in --kms-keys can be named; read tables of " + a.String() + " without them.")
+			}
+			continue
 		}
 		for _, ref := range s.resolve(r, o) {
 			if !a.Allows(ref.project, ref.dataset) {
@@ -127,6 +133,15 @@ func (s *Service) checkText(r *request) error {
 		}
 	}
 	return nil
+}
+
+// kmsKeyName is a Cloud KMS key's resource name, from its path [project
+// location keyRing key].
+func kmsKeyName(p []string) string {
+	if len(p) != 4 {
+		return strings.Join(p, "/")
+	}
+	return "projects/" + p[0] + "/locations/" + p[1] + "/keyRings/" + p[2] + "/cryptoKeys/" + p[3]
 }
 
 // resolve returns where BigQuery finds o: a dataset is [project.]dataset; any

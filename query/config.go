@@ -41,6 +41,9 @@ type Config struct {
 	// Connections (--connections) are the connections a statement may
 	// use under the dataset allowlist. Nil: none.
 	Connections *governance.Connections
+	// KMSKeys (--kms-keys) are the Cloud KMS keys a statement may name
+	// under the dataset allowlist. Nil: none.
+	KMSKeys *governance.KMSKeys
 	// ExportGCS (--export-gcs, gs://bucket/prefix) is where EXPORT DATA
 	// and EXPORT MODEL may write under the dataset allowlist. Empty:
 	// nowhere.

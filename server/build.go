@@ -274,6 +274,11 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		client.Close()
 		return nil, err
 	}
+	kmsKeys, err := governance.ParseKMSKeys(cfg.Governance.KMSKeys)
+	if err != nil {
+		client.Close()
+		return nil, err
+	}
 	// One ledger: queries agents write and search_columns' own queries
 	// spend from the same budgets. The budgets and the job records are
 	// the governance state: in memory, or in Redis (state.go).
@@ -295,7 +300,7 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
 			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
-			Datasets: datasets, Connections: connections, ExportGCS: cfg.Export.GCS,
+			Datasets: datasets, Connections: connections, KMSKeys: kmsKeys, ExportGCS: cfg.Export.GCS,
 			State: state, WholeResult: wholeResult(cfg),
 			// In oauth mode IAM already tells users apart; the records
 			// still apply (defence in depth).

@@ -18,6 +18,9 @@ type callState struct {
 	// connection is set once the call's connection was read (or reported
 	// as unplaced).
 	connection bool
+	// keys counts the Cloud KMS keys (or DLP_KEY_CHAIN keys) read
+	// (reachout.go).
+	keys uint8
 }
 
 // call handles a call of path in an expression: a persistent routine when
@@ -107,6 +110,13 @@ func (r *reader) callArgument(toks []token, i int) (int, bool) {
 		return 0, false
 	}
 	c.argStart = false
+	switch c.fn.args {
+	case argsKMSKeys:
+		return r.kmsArgument(toks, i, c)
+	case argsKeyChain:
+		r.keyChainArgument(toks, i, c)
+		return 0, false
+	}
 	if c.fn.args == argsGraphAt && c.arg == 0 && !c.connection {
 		return r.graphArgument(toks, i, c)
 	}
@@ -150,6 +160,9 @@ func (r *reader) graphArgument(toks []token, i int, c *callState) (int, bool) {
 // endCall checks, as a call's ')' closes its frame, that a function that
 // reaches outside BigQuery named the connection it does so through.
 func (r *reader) endCall(c *callState) {
+	if c != nil {
+		r.endReach(c)
+	}
 	if c == nil || c.connection {
 		return
 	}
@@ -268,10 +281,12 @@ func (r *reader) finish() {
 	if r.exporting && len(r.st.ExportURIs) == 0 {
 		r.unplaced("an EXPORT names no destination uri this server can read")
 	}
+	// The statement's own reason replaces those of its options (uris,
+	// hive_partition_uri_prefix), which say the same.
 	switch r.st.Kind {
 	case "CREATE EXTERNAL TABLE":
-		r.st.External = append(r.st.External, "an external table reads files outside BigQuery's datasets")
+		r.st.External = append(r.st.External[:0], "an external table reads files outside BigQuery's datasets")
 	case "LOAD DATA":
-		r.st.External = append(r.st.External, "LOAD DATA reads files outside BigQuery's datasets")
+		r.st.External = append(r.st.External[:0], "LOAD DATA reads files outside BigQuery's datasets")
 	}
 }

@@ -45,6 +45,9 @@ type function struct {
 	// connectionArg is the position of the connection argument for
 	// argsConnectionAt.
 	connectionArg int
+	// kmsArgs has bit n set when argument n is a Cloud KMS key
+	// (argsKMSKeys).
+	kmsArgs uint8
 }
 
 // knownFunctions are BigQuery's functions in the namespaces that reach
@@ -78,23 +81,17 @@ var knownFunctions = func() map[string]function {
 		AI.SEARCH AI.KEY_DRIVERS AI.PREDICT
 		VECTOR_SEARCH APPENDS CHANGES GAP_FILL EXTERNAL_OBJECT_TRANSFORM RANGE_SESSIONIZE VECTOR_INDEX.STATISTICS`)
 	m["GRAPH_EXPAND"] = function{table: true, args: argsGraphAt}
-	m["ST_REGIONSTATS"] = function{args: argsEarthEngine}
 	// Scalar functions of ML. that compute on their arguments.
 	scalar(`ML.FEATURE_CROSS ML.POLYNOMIAL_EXPAND ML.BUCKETIZE ML.QUANTILE_BUCKETIZE ML.HASH_BUCKETIZE
 		ML.MIN_MAX_SCALER ML.STANDARD_SCALER ML.MAX_ABS_SCALER ML.ROBUST_SCALER ML.NORMALIZER ML.IMPUTER
 		ML.ONE_HOT_ENCODER ML.LABEL_ENCODER ML.MULTI_HOT_ENCODER ML.NGRAMS ML.BAG_OF_WORDS ML.TF_IDF
 		ML.DISTANCE ML.LP_NORM ML.CONVERT_COLOR_SPACE ML.CONVERT_IMAGE_TYPE ML.CONVERT_IMAGE_VALUE_TYPE
 		ML.RESIZE_IMAGE ML.DECODE_IMAGE`)
-	// Functions that reach Cloud Storage, another database or a model
-	// endpoint through a connection.
-	m["EXTERNAL_QUERY"] = function{table: true, args: argsConnectionAt, connectionArg: 0}
-	m["OBJ.MAKE_REF"] = function{args: argsConnectionAt, connectionArg: 1}
-	for _, n := range strings.Fields(`OBJ.FETCH_METADATA OBJ.GET_ACCESS_URL OBJ.GET_READ_URL`) {
-		m[n] = function{args: argsObjectRef}
-	}
-	for _, n := range strings.Fields(`AI.GENERATE AI.GENERATE_BOOL AI.GENERATE_DOUBLE AI.GENERATE_INT AI.IF
-		AI.SCORE AI.CLASSIFY AI.EMBED AI.SIMILARITY AI.AGG`) {
-		m[n] = function{args: argsConnectionNamed}
+	// Functions that reach outside BigQuery's datasets: through a
+	// connection, an ObjectRef, Cloud KMS keys, Earth Engine (the
+	// reach-out inventory, reachout.go).
+	for n, fn := range reachFunctions {
+		m[n] = fn
 	}
 	return m
 }()

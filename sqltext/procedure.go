@@ -1,6 +1,9 @@
 package sqltext
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Statements that hold statements: a CREATE PROCEDURE's BEGIN … END body,
 // and temporary functions that BigQuery runs together with the one query
@@ -135,12 +138,20 @@ func (r *reader) readBody(body []token) {
 		switch kind, _ := statementKind(r.src, toks); kind {
 		case "DECLARE", "SET":
 			inner.st.Kind = kind
+			if kind == "SET" {
+				inner.systemVariables()
+			}
 			inner.scan()
 			inner.finish()
 		case "CREATE PROCEDURE":
 			r.arena.release(inner)
 			r.unplaced("a procedure's body creates a procedure")
 			continue
+		case "CALL":
+			// As at the top level: the procedure it calls runs statements
+			// nobody read.
+			inner.read()
+			inner.unplaced("a procedure's body calls a procedure, which runs statements that cannot be checked before they run")
 		default:
 			inner.read()
 		}
@@ -159,6 +170,39 @@ func (r *reader) readBody(body []token) {
 		r.st.ExportURIs = appendAll(r.st.ExportURIs, st.ExportURIs)
 		for _, u := range st.Unplaced {
 			r.unplaced(u)
+		}
+	}
+}
+
+// harmlessVariables are the system variables a procedure's body may set:
+// the others change what its names mean (@@dataset_id,
+// @@dataset_project_id), where its jobs run or are billed (@@location,
+// @@reservation) or how they are labelled (@@query_label).
+var harmlessVariables = map[string]bool{"time_zone": true}
+
+// systemVariables refuses a SET statement of a procedure's body that
+// assigns a system variable other than harmlessVariables (SET
+// @@dataset_id = …, SET (@@dataset_project_id, @@dataset_id) = (…)): the
+// statements after it would name other objects than the ones read.
+func (r *reader) systemVariables() {
+	depth := 0
+	for i, t := range r.toks {
+		r.steps++
+		switch {
+		case t.isPunct('('):
+			depth++
+		case t.isPunct(')'):
+			depth--
+		case t.isPunct('=') && depth == 0:
+			return // the assigned value: system variables there are read
+		case t.isPunct('@') && i+1 < len(r.toks) && r.toks[i+1].isPunct('@'):
+			name := ""
+			if i+2 < len(r.toks) && r.toks[i+2].kind() == Word {
+				name = strings.ToLower(r.src.text(r.toks[i+2]))
+			}
+			if !harmlessVariables[name] {
+				r.unplaced("a procedure's body sets the system variable @@" + name + ", which changes what its statements name or where they run")
+			}
 		}
 	}
 }

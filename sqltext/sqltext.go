@@ -39,6 +39,12 @@ const (
 	// OBJ.MAKE_REF(uri, 'x'). Its path is [project.]location.connection,
 	// or [DEFAULT].
 	Connection
+	// KMSKey is a Cloud KMS key, which BigQuery asks to encrypt or
+	// decrypt with the job's credentials in any project:
+	// KEYS.KEYSET_CHAIN('gcp-kms://projects/p/…/cryptoKeys/k', …) and the
+	// other functions of reachFunctions, OPTIONS (kms_key_name = '…').
+	// Its path is [project location keyRing key].
+	KMSKey
 )
 
 func (k ObjectKind) String() string {
@@ -55,6 +61,8 @@ func (k ObjectKind) String() string {
 		return "property graph"
 	case Connection:
 		return "connection"
+	case KMSKey:
+		return "Cloud KMS key"
 	}
 	return "object"
 }

@@ -96,6 +96,13 @@ func (r *reader) walk() {
 			continue
 		}
 		f := r.top()
+		if f.opener == openerOptions && (t.kind() == Word || t.kind() == QuotedIdent) {
+			// An option's name: what it reaches is in reachout.go.
+			if next, ok := r.option(toks, i); ok {
+				i = next
+				continue
+			}
+		}
 		if t.kind() == Word && afterPathDot(toks, i) {
 			// A path part or a parameter (@x, @@dataset_id), never a
 			// keyword.
@@ -285,11 +292,6 @@ func (r *reader) objectKeyword(toks []token, i int, kw string) (int, bool) {
 			return r.connection(toks, i+1, true), true // a CONNECTION x argument
 		}
 		return 0, false
-	case "LIBRARY":
-		if r.top().opener == openerOptions && i+1 < len(toks) && toks[i+1].isPunct('=') {
-			r.st.External = append(r.st.External, "a JavaScript library is read from Cloud Storage, outside BigQuery's datasets")
-		}
-		return 0, false
 	case "CONNECTION_ID":
 		if namedArgument(toks, i) {
 			return r.connection(toks, i+3, false), true // connection_id => 'x'
@@ -298,11 +300,6 @@ func (r *reader) objectKeyword(toks []token, i int, kw string) (int, bool) {
 	case "EXPORT":
 		if i+1 < len(toks) && (r.isWord(toks, i+1, "DATA") || r.isWord(toks, i+1, "MODEL")) {
 			r.exporting = true
-		}
-		return 0, false
-	case "URI":
-		if r.exporting && r.top().opener == openerOptions && i+1 < len(toks) && toks[i+1].isPunct('=') {
-			return r.exportURI(toks, i+2), true
 		}
 		return 0, false
 	case "EXECUTE":

@@ -78,6 +78,20 @@ var worstShapes = []worstShape{
 	{"export-uris", func(n int) string {
 		return nest(n, "EXPORT DATA OPTIONS(", "uri='gs://b/x*', ", "format='CSV'", "", ") AS SELECT 1")
 	}},
+	// Reach-outs (reachout.go): keys in calls, options, and SET
+	// statements of a procedure's body.
+	{"kms-keys", func(n int) string {
+		return nest(n, "SELECT ", "KEYS.KEYSET_CHAIN('gcp-kms://projects/p/locations/us/keyRings/r/cryptoKeys/k', b'x'), ", "1", "", "")
+	}},
+	{"kms-key-parts", func(n int) string {
+		return nest(n, "SELECT KEYS.KEYSET_CHAIN('gcp-kms://", "a/", "b", "", "', b'x')")
+	}},
+	{"options", func(n int) string {
+		return nest(n, "CREATE TABLE d.t (n INT64) OPTIONS (", "kms_key_name = 'projects/p/locations/us/keyRings/r/cryptoKeys/k', x = 'gs://b', ", "y = 1", "", ")")
+	}},
+	{"procedure-set", func(n int) string {
+		return nest(n, "CREATE PROCEDURE d.p() BEGIN ", "SET (@@a, @@time_zone, x) = (1, 2, 3); ", "", "", "END")
+	}},
 	{"temp-functions", func(n int) string {
 		return nest(n, "", "CREATE TEMP FUNCTION f(x INT64) AS (x + 1);", "SELECT 1", "", "")
 	}},
