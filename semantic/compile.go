@@ -78,8 +78,11 @@ type compiler struct {
 	// metricTimes counts the metric_time groups.
 	timeGroup   *group
 	metricTimes int
-	where       []*filter
-	n           int
+	// nadParts counts the columns a non-additive measure's pick is made
+	// within (leaf).
+	nadParts int
+	where    []*filter
+	n        int
 }
 
 // offset is an input metric's offset_window or offset_to_grain, or a

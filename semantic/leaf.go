@@ -113,7 +113,7 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 	nad := ""
 	if na := me.NonAdditive; na != nil {
 		var err error
-		if sel, nad, err = c.nonAdditive(s, me, sel, metricTime); err != nil {
+		if sel, err = c.nonAdditive(s, me, sel, metricTime); err != nil {
 			return "", err
 		}
 	}
@@ -127,11 +127,18 @@ func (c *compiler) leaf(me *Measure, filters []*filter, alias string, off *offse
 		b.WriteString("\nWHERE " + strings.Join(where, " AND "))
 	}
 	inner := b.String()
+	if me.NonAdditive != nil {
+		nad = c.nonAdditiveJoin(inner, me)
+	}
 	groupCols := c.groupCols()
 	if cumulativeGrain != "" {
 		groupCols += ", metric_time__day"
 	}
-	out := "SELECT " + prefix(groupCols) + agg + " AS " + alias + "\nFROM (" + inner + ") AS " + c.alias() + nad
+	from := "(" + inner + ") AS " + c.alias()
+	if nad != "" {
+		from = nad
+	}
+	out := "SELECT " + prefix(groupCols) + agg + " AS " + alias + "\nFROM " + from
 	if groupCols != "" {
 		out += "\nGROUP BY " + groupCols
 	}
@@ -148,21 +155,20 @@ func prefix(cols string) string {
 	return cols + ", "
 }
 
-// nonAdditive keeps, of a semi-additive measure's rows, those at the
-// last (or first) value of its non_additive_dimension within each of its
-// window_groupings and the queried metric_time, as MetricFlow does.
-func (c *compiler) nonAdditive(s *source, me *Measure, sel []string, metricTime func(string) (string, error)) ([]string, string, error) {
+// nonAdditive adds to a semi-additive measure's rows what nonAdditiveJoin
+// needs: the non_additive_dimension (__nad_t) and what it is picked
+// within (__nad_p0…), its window_groupings and the queried metric_time.
+func (c *compiler) nonAdditive(s *source, me *Measure, sel []string, metricTime func(string) (string, error)) ([]string, error) {
 	na := me.NonAdditive
 	d := me.Model.dimension(na.Name)
 	if d == nil || d.Type != "time" {
-		return nil, "", bqerr.Invalid(fmt.Sprintf("measure %s: non_additive_dimension %q is not a time dimension of its model", me.Name, na.Name), "Fix the manifest.")
+		return nil, bqerr.Invalid(fmt.Sprintf("measure %s: non_additive_dimension %q is not a time dimension of its model", me.Name, na.Name), "Fix the manifest.")
 	}
-	t := truncSQL(s.base.dimCol(d), d.Grain)
 	var part []string
 	for _, g := range na.WindowGroupings {
 		e := me.Model.entity(g)
 		if e == nil {
-			return nil, "", bqerr.Invalid(fmt.Sprintf("measure %s: window_groupings names %q, not an entity of its model", me.Name, g), "Fix the manifest.")
+			return nil, bqerr.Invalid(fmt.Sprintf("measure %s: window_groupings names %q, not an entity of its model", me.Name, g), "Fix the manifest.")
 		}
 		part = append(part, s.base.entityCol(e))
 	}
@@ -170,21 +176,41 @@ func (c *compiler) nonAdditive(s *source, me *Measure, sel []string, metricTime 
 		if g.name.isMetricTime() {
 			mt, err := metricTime(g.name.grain)
 			if err != nil {
-				return nil, "", err
+				return nil, err
 			}
 			part = append(part, mt)
 		}
 	}
+	sel = append(sel, truncSQL(s.base.dimCol(d), d.Grain)+" AS __nad_t")
+	for i, p := range part {
+		sel = append(sel, fmt.Sprintf("%s AS __nad_p%d", p, i))
+	}
+	c.nadParts = len(part)
+	return sel, nil
+}
+
+// nonAdditiveJoin keeps, of a semi-additive measure's rows, those at the
+// last (window_choice max) or first (min) value of its
+// non_additive_dimension within each of its window_groupings and the
+// queried metric_time, as MetricFlow does: by joining the rows to each
+// group's pick (so rows whose grouping is NULL drop out, as there).
+func (c *compiler) nonAdditiveJoin(rows string, me *Measure) string {
 	fn := "MAX"
-	if strings.EqualFold(na.WindowChoice, "min") {
+	if strings.EqualFold(me.NonAdditive.WindowChoice, "min") {
 		fn = "MIN"
 	}
-	over := "OVER ()"
-	if len(part) > 0 {
-		over = "OVER (PARTITION BY " + strings.Join(part, ", ") + ")"
+	r, k := c.alias(), c.alias()
+	var cols, on []string
+	for i := range c.nadParts {
+		col := fmt.Sprintf("__nad_p%d", i)
+		cols = append(cols, col)
+		on = append(on, r+"."+col+" = "+k+"."+col)
 	}
-	sel = append(sel, t+" AS __nad_t", fn+"("+t+") "+over+" AS __nad_pick")
-	return sel, "\nWHERE __nad_t = __nad_pick", nil
+	pick := "SELECT " + prefix(strings.Join(cols, ", ")) + fn + "(__nad_t) AS __nad_pick\nFROM (" + rows + ") AS " + c.alias()
+	if len(cols) > 0 {
+		pick += "\nGROUP BY " + strings.Join(cols, ", ")
+	}
+	return "(" + rows + ") AS " + r + "\nINNER JOIN (" + pick + ") AS " + k + " ON " + strings.Join(append([]string{r + ".__nad_t = " + k + ".__nad_pick"}, on...), " AND ")
 }
 
 // periodValue turns daily cumulative values into one per period, as
