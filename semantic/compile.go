@@ -216,9 +216,17 @@ func (c *compiler) parseGroups(names []string) error {
 		}
 		c.groups = append(c.groups, g)
 	}
-	// MetricFlow's column order: time dimensions, then dimensions, then
-	// entities, each in the order asked.
-	slices.SortStableFunc(c.groups, func(a, b group) int { return c.m.groupClass(a.name) - c.m.groupClass(b.name) })
+	// MetricFlow's column order: time dimensions (sorted, as its specs
+	// sort: by element, links, grain's name), then dimensions, then
+	// entities, in the order asked.
+	slices.SortStableFunc(c.groups, func(a, b group) int {
+		ca, cb := c.m.groupClass(a.name), c.m.groupClass(b.name)
+		if ca != cb || ca != 0 {
+			return ca - cb
+		}
+		return strings.Compare(a.name.elem+"\x00"+strings.Join(a.name.links, "__")+"\x00"+a.name.grain,
+			b.name.elem+"\x00"+strings.Join(b.name.links, "__")+"\x00"+b.name.grain)
+	})
 	// The finest metric_time grain is the one offsets and cumulative
 	// windows work at.
 	for i := range c.groups {

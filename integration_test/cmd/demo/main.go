@@ -1,6 +1,8 @@
-// Command demo starts the BigQuery emulator with the sample data, launches
-// the real bigquery-mcp binary against it over stdio, and runs a scripted MCP
-// session that prints every tool's output and a few structured errors.
+// Command demo starts the BigQuery emulator with the sample data (and the
+// semantic layer's sample shop), launches the real bigquery-mcp binary
+// against it over stdio with the shop's semantic manifest, and runs a
+// scripted MCP session that prints every tool's output, a metric query and
+// a few structured errors.
 package main
 
 import (
@@ -51,6 +53,15 @@ var script = []step{
 	}},
 	{"Big integers, bytes and dates keep their meaning", "execute_sql", map[string]any{"sql": "SELECT * FROM telemetry.events ORDER BY event_id"}},
 	{"A result cut by maxRows says so and where to continue", "execute_sql", map[string]any{"sql": "SELECT order_id, status FROM shop.orders ORDER BY order_id", "maxRows": 2}},
+	{"Which certified metrics are there about revenue?", "list_metrics", map[string]any{"search": "revenue"}},
+	{"What can revenue and orders be grouped by, and where do they come from?", "describe_metrics", map[string]any{"metrics": []any{"revenue", "orders"}}},
+	{"Revenue and orders by quarter and region, returns left out (compiled from the manifest, run as execute_sql)", "query_metrics", map[string]any{
+		"metrics": []any{"revenue", "orders"}, "group_by": []any{"metric_time__quarter", "customer__region"},
+		"where": "{{ Dimension('order_id__status') }} != 'returned'", "order_by": []any{"metric_time__quarter", "-revenue"}, "limit": 8,
+	}},
+	{"Error: a metric filter that pastes a subquery (refused before any job runs)", "query_metrics", map[string]any{
+		"metrics": []any{"revenue"}, "where": "{{ Dimension('customer__region') }} IN (SELECT region FROM shop.customers)",
+	}},
 	{"Error: a typo in the SQL (QUERY_ERROR with line and column)", "execute_sql", map[string]any{"sql": "SELECT order_id\nFROM shop.orders\nWHER status = 'shipped'"}},
 	{"Error: a table that does not exist (NOT_FOUND, hint names list_tables)", "execute_sql", map[string]any{"sql": "SELECT * FROM shop.invoices"}},
 	{"Error: a DELETE on a read-only server (refused before any job runs)", "execute_sql", map[string]any{"sql": "DELETE FROM shop.orders WHERE TRUE"}},
@@ -59,12 +70,20 @@ var script = []step{
 	}},
 }
 
+// shopDir is the semantic layer's sample shop, from the main module.
+const shopDir = "semantic/testdata/shop"
+
 func run() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
 	fmt.Println("Starting the BigQuery emulator with the sample data…")
-	emu, err := emulator.Start(ctx)
+	// The semantic layer's sample shop (dataset mf_shop), beside the sample.
+	shop, err := os.ReadFile(filepath.Join("..", shopDir, "data.yaml"))
+	if err != nil {
+		return err
+	}
+	emu, err := emulator.Start(ctx, shop)
 	if err != nil {
 		return err
 	}
@@ -85,7 +104,8 @@ func run() error {
 	}
 
 	var serverLog bytes.Buffer
-	cmd := exec.Command(bin, "--endpoint", emu.URL, "--project", emulator.Project, "--log-level", "warn")
+	cmd := exec.Command(bin, "--endpoint", emu.URL, "--project", emulator.Project, "--log-level", "warn",
+		"--semantic-manifest", filepath.Join("..", shopDir, "semantic_manifest.json"))
 	cmd.Stderr = &serverLog
 	client := mcp.NewClient(&mcp.Implementation{Name: "bigquery-mcp-demo", Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
