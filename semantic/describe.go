@@ -194,7 +194,7 @@ func (m *Manifest) Describe(in DescribeInput) (*Description, error) {
 	if len(in.Metrics) == 0 {
 		return nil, bqerr.Invalid("metrics is empty", "Name the metrics to describe (list_metrics).")
 	}
-	out := &Description{TimeGrains: grains, Manifest: m.Stamp()}
+	out := &Description{TimeGrains: slices.Clone(grains), Manifest: m.Stamp()}
 	var models []*Model
 	for i, name := range in.Metrics {
 		met := m.metrics[name]
