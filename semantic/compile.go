@@ -122,7 +122,11 @@ func (m *Manifest) Compile(in QueryInput) (*Compiled, error) {
 		}
 		metrics = append(metrics, met)
 	}
-	if err := c.parseGroups(in.GroupBy); err != nil {
+	var home *Model
+	if ms := m.measuresOf(metrics[0], 0); len(ms) > 0 {
+		home = ms[0].Model
+	}
+	if err := c.parseGroups(in.GroupBy, home); err != nil {
 		return nil, err
 	}
 	if c.where, err = parseFilters(in.Where); err != nil {
@@ -194,8 +198,9 @@ func parseFilters(src []string) ([]*filter, error) {
 	return out, nil
 }
 
-// parseGroups reads group_by into columns named as MetricFlow names them.
-func (c *compiler) parseGroups(names []string) error {
+// parseGroups reads group_by into columns named as MetricFlow names them,
+// in its order as seen from home, the first metric's model.
+func (c *compiler) parseGroups(names []string, home *Model) error {
 	for _, s := range names {
 		n, ok := parseName(groupByName(s), "")
 		if !ok {
@@ -216,16 +221,18 @@ func (c *compiler) parseGroups(names []string) error {
 		}
 		c.groups = append(c.groups, g)
 	}
-	// MetricFlow's column order: time dimensions (sorted, as its specs
-	// sort: by element, links, grain's name), then dimensions, then
-	// entities, in the order asked.
+	// MetricFlow's column order follows its rows: the model's own
+	// elements, then those joined one hop away, then two; within each,
+	// time (by grain), dimensions, entities, in the order asked.
 	slices.SortStableFunc(c.groups, func(a, b group) int {
+		if da, db := hops(home, a.name), hops(home, b.name); da != db {
+			return da - db
+		}
 		ca, cb := c.m.groupClass(a.name), c.m.groupClass(b.name)
 		if ca != cb || ca != 0 {
 			return ca - cb
 		}
-		return strings.Compare(a.name.elem+"\x00"+strings.Join(a.name.links, "__")+"\x00"+a.name.grain,
-			b.name.elem+"\x00"+strings.Join(b.name.links, "__")+"\x00"+b.name.grain)
+		return slices.Index(grains, a.name.grain) - slices.Index(grains, b.name.grain)
 	})
 	// The finest metric_time grain is the one offsets and cumulative
 	// windows work at.
@@ -238,6 +245,20 @@ func (c *compiler) parseGroups(names []string) error {
 		}
 	}
 	return nil
+}
+
+// hops is how many joins away from model an element is.
+func hops(model *Model, n name) int {
+	if model == nil || len(n.links) == 0 {
+		return 0
+	}
+	if len(n.links) == 1 {
+		if e := model.entity(n.links[0]); e != nil && (e.joinable() || model.PrimaryEntity == n.links[0]) &&
+			(model.dimension(n.elem) != nil || model.entity(n.elem) != nil) {
+			return 0
+		}
+	}
+	return len(n.links)
 }
 
 // groupClass orders group-by columns as MetricFlow does: 0 for time, 1

@@ -55,8 +55,8 @@ func TestCompile(t *testing.T) {
 				"ON q1_j1.e_country = q1_j2.e_country"}},
 		{"percentile, sum_boolean", QueryInput{Metrics: []string{"order_amount_p90", "large_orders"}}, "order_amount_p90 large_orders",
 			[]string{"APPROX_QUANTILES(__m, 10)[OFFSET(9)]", "CASE WHEN amount >= 100 THEN 1 ELSE 0 END"}},
-		{"MetricFlow's column order", QueryInput{Metrics: []string{"orders"}, GroupBy: []string{"customer", "metric_time__year", "customer__region", "metric_time__quarter"}},
-			"metric_time__quarter metric_time__year customer__region customer orders", []string{"q1.e_customer AS customer"}},
+		{"MetricFlow's column order", QueryInput{Metrics: []string{"orders"}, GroupBy: []string{"customer__country__continent", "customer", "metric_time__year", "customer__region", "order_id__status", "metric_time__quarter"}},
+			"metric_time__quarter metric_time__year order_id__status customer customer__region customer__country__continent orders", []string{"q1.e_customer AS customer"}},
 		{"saved query", QueryInput{SavedQuery: "monthly_revenue_by_region"}, "metric_time__month customer__region revenue orders",
 			[]string{"(q1.d_status != 'returned')"}},
 	} {
