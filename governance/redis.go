@@ -44,7 +44,8 @@ package governance
 // readable, by its owner, on the instance that started it. So fail-open
 // means "do not block during the outage", not "forget what was spent":
 // a query that ran meanwhile holds nothing (its reservation is unheld,
-// "u."), and its job's cost is charged when the store answers. A Redis
+// "u."), and its job's cost is charged when the store answers, before
+// the instance checks a budget against the store again (redis_outage.go). A Redis
 // that comes back without some holds (restarted empty, or from a snapshot
 // older than them) still charges the jobs that settle them: a settlement
 // that finds neither the hold nor its end charges the job.
@@ -101,13 +102,19 @@ type RedisConfig struct {
 	StateFailOpen bool
 	// JobTTL is how long a job record is served (default JobRecordTTL).
 	JobTTL time.Duration
-	// RetryEvery is how long kept writes wait between tries while the
-	// store fails (default one second). Tests shorten it so that an outage
-	// they stage ends without waiting on a real clock.
+	// RetryEvery is how often the store is probed in the background while
+	// it is down, and the writes kept meanwhile made again once it answers
+	// (default one second). Tests shorten it so that an outage they stage
+	// ends without waiting on a real clock.
 	RetryEvery time.Duration
 	// Do runs one step under the store's retry policy and circuit breaker
 	// (the wiring passes resilience's); nil runs it once.
 	Do func(ctx context.Context, fn func(context.Context) error) error
+	// Recovered is called when a probe found the store answering again
+	// after it failed, and what this instance kept through the outage is
+	// written: the wiring closes the store's breaker, so that steps go
+	// through Do at once rather than after the rest of its open time.
+	Recovered func()
 	// Hooks report each step to telemetry; every field is optional.
 	Hooks RedisHooks
 	// Logger gets warnings about the store (never a key's principal or a
@@ -141,10 +148,20 @@ type Redis struct {
 
 	mu      sync.Mutex
 	pending []pendingWrite
-	running bool
-	closed  bool
-	stop    chan struct{}
-	done    chan struct{}
+	// down is set when a step failed, until a probe finds the store
+	// answering and the pending writes written (redis_outage.go); probed
+	// is when the last probe was made, by the state's clock; flushing is
+	// set while a reconcile writes the pending writes.
+	down     bool
+	probed   time.Time
+	flushing bool
+	running  bool
+	closed   bool
+	stop     chan struct{}
+	done     chan struct{}
+	// flushMu lets one reconcile, or Close, write the pending writes at a
+	// time.
+	flushMu sync.Mutex
 }
 
 // pendingWrite is a write the store did not take, to try again.
@@ -218,6 +235,8 @@ func (r *Redis) Close() error {
 	if running {
 		<-done
 	}
+	r.flushMu.Lock()
+	defer r.flushMu.Unlock()
 	r.mu.Lock()
 	pending := r.pending
 	r.pending = nil

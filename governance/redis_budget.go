@@ -279,6 +279,9 @@ func (r *Redis) step(ctx context.Context, name string, fn func(context.Context) 
 	if r.cfg.Hooks.Step != nil {
 		r.cfg.Hooks.Step(ctx, name, time.Since(start), err)
 	}
+	if err != nil && !errors.Is(err, redis.Nil) && !errors.Is(err, context.Canceled) {
+		r.markDown()
+	}
 	return err
 }
 
@@ -325,6 +328,12 @@ func (r *Redis) Check(ctx context.Context, principal string, estimate int64) err
 	if !r.Limited() {
 		return nil
 	}
+	if !r.available(ctx, false) {
+		if r.openFallback(ctx, "read", downError()) {
+			return nil
+		}
+		return unavailable(downError())
+	}
 	u, err := r.read(ctx, principal)
 	if err != nil {
 		if r.openFallback(ctx, "read", err) {
@@ -349,6 +358,14 @@ func (r *Redis) Reserve(ctx context.Context, principal string, bytes int64) (str
 	id := reservationID(true, tag)
 	bytes = max(bytes, 0)
 	micro := r.usd().hold(bytes)
+	if !r.available(ctx, false) {
+		// Down: nothing is asked of the store (or its breaker) until a
+		// probe finds it answering and what was kept is written.
+		if r.openFallback(ctx, "reserve", downError()) {
+			return reservationID(false, tag), nil
+		}
+		return "", unavailable(downError())
+	}
 	var granted, left, held, usdLeft, usdHeld int64
 	sent := false
 	err := r.step(ctx, "reserve", func(ctx context.Context) error {
@@ -412,9 +429,13 @@ func (r *Redis) Settle(ctx context.Context, reservation string, u Usage) (bool, 
 		})
 		return done, err
 	}
+	again := func(ctx context.Context) error { _, err := settle(ctx); return err }
+	if !r.available(ctx, false) && r.keepIfDown(ctx, "settle", again) {
+		return false, nil
+	}
 	done, err := settle(ctx)
 	if err != nil {
-		r.later(ctx, "settle", err, func(ctx context.Context) error { _, err := settle(ctx); return err })
+		r.later(ctx, "settle", err, again)
 		return false, nil
 	}
 	return done, nil
@@ -426,8 +447,12 @@ func (r *Redis) Release(ctx context.Context, reservation string) error {
 	if !ok || !held {
 		return nil
 	}
-	if err := r.release(ctx, reservation, tag); err != nil {
-		r.later(ctx, "release", err, func(ctx context.Context) error { return r.release(ctx, reservation, tag) })
+	again := func(ctx context.Context) error { return r.release(ctx, reservation, tag) }
+	if !r.available(ctx, false) && r.keepIfDown(ctx, "release", again) {
+		return nil
+	}
+	if err := again(ctx); err != nil {
+		r.later(ctx, "release", err, again)
 	}
 	return nil
 }
@@ -459,8 +484,13 @@ func (r *Redis) read(ctx context.Context, principal string) (Report, error) {
 	return rep, err
 }
 
-// Report implements State.
+// Report implements State. While the store is down every Report probes
+// it: usage answers as soon as the store does, with what this instance
+// kept through the outage already written.
 func (r *Redis) Report(ctx context.Context, principal string) (Report, error) {
+	if !r.available(ctx, true) {
+		return Report{}, unavailable(downError())
+	}
 	rep, err := r.read(ctx, principal)
 	if err != nil {
 		return Report{}, unavailable(err)

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // jobKey is a job record's key. Job records are not per principal (the
@@ -41,6 +39,10 @@ func (r *Redis) RecordJob(ctx context.Context, j JobRecord) error {
 			return err
 		})
 	}
+	if !r.available(ctx, false) && r.keepIfDown(ctx, "record_job", write) {
+		r.local.Record(j)
+		return nil
+	}
 	if err := write(ctx); err != nil {
 		r.local.Record(j)
 		r.later(ctx, "record_job", err, write)
@@ -54,6 +56,12 @@ func (r *Redis) RecordJob(ctx context.Context, j JobRecord) error {
 func (r *Redis) LookupJob(ctx context.Context, id string) (JobRecord, error) {
 	var rec JobRecord
 	found := false
+	if !r.available(ctx, false) {
+		if local, lerr := r.local.Lookup(id); lerr == nil {
+			return local, nil
+		}
+		return JobRecord{}, fmt.Errorf("looking up job %s: %w", id, downError())
+	}
 	err := r.step(ctx, "lookup_job", func(ctx context.Context) error {
 		m, err := r.client.HGetAll(ctx, r.jobKey(id)).Result()
 		if err != nil {
@@ -83,64 +91,4 @@ func (r *Redis) LookupJob(ctx context.Context, id string) (JobRecord, error) {
 		return JobRecord{}, fmt.Errorf("looking up job %s: %w", id, err)
 	}
 	return JobRecord{}, ErrJobNotRecorded
-}
-
-// later keeps a write the store did not take, to make again when it
-// answers. The writes are idempotent (a settlement charges once, a
-// release frees once, a record is the same record), so one that reached
-// the store before its answer was lost does no harm when made again.
-func (r *Redis) later(ctx context.Context, what string, err error, fn func(context.Context) error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed || len(r.pending) >= maxPending {
-		r.log.WarnContext(ctx, "state write lost: the shared state store did not take it", "write", what, "error", bqerr.Redact(err.Error()))
-		return
-	}
-	r.log.WarnContext(ctx, "state write kept for when the shared state store answers", "write", what, "error", bqerr.Redact(err.Error()))
-	r.pending = append(r.pending, pendingWrite{what: what, fn: fn})
-	if !r.running {
-		r.running = true
-		r.done = make(chan struct{})
-		go r.retryPending(r.done)
-	}
-}
-
-// retryPending makes the kept writes again, oldest first, until none is
-// left or the state is closed: every RetryEvery (a second) while the store fails, and
-// through the same breaker as every other step, so a Redis that is down
-// is not hammered.
-//
-// done is this goroutine's own channel: a later goroutine gets another.
-func (r *Redis) retryPending(done chan struct{}) {
-	defer close(done)
-	wait := r.cfg.RetryEvery
-	for {
-		select {
-		case <-r.stop:
-			r.mu.Lock()
-			r.running = false
-			r.mu.Unlock()
-			return
-		case <-time.After(wait):
-		}
-		for {
-			r.mu.Lock()
-			if len(r.pending) == 0 {
-				r.running = false
-				r.mu.Unlock()
-				return
-			}
-			p := r.pending[0]
-			r.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			err := p.fn(ctx)
-			cancel()
-			if err != nil {
-				break
-			}
-			r.mu.Lock()
-			r.pending = r.pending[1:]
-			r.mu.Unlock()
-		}
-	}
 }

@@ -16,15 +16,18 @@ import (
 
 // fleet is instances of the server sharing one Redis with --state-fail-open,
 // each with its own state breaker (the wiring's resilience executor, with
-// short timings so that no step waits long on a real clock), and the
+// short timings so that no step waits long on a real clock, and closed
+// when the store's probe finds it back, as the wiring does), and the
 // fleet's real bill: what BigQuery billed for every job that ran,
 // whatever the store counted.
 type fleet struct {
-	t      *testing.T
-	states []*Redis
-	// opened counts each instance's state breaker opening.
-	opened []atomic.Int64
-	budget int64
+	t         *testing.T
+	states    []*Redis
+	executors []*resilience.Executor
+	// opened counts each instance's state breaker opening; failedOpen
+	// each instance's steps that went on without the store.
+	opened, failedOpen []atomic.Int64
+	budget             int64
 
 	mu    sync.Mutex
 	spent int64
@@ -32,13 +35,25 @@ type fleet struct {
 	ran map[string]int64
 }
 
+// fleetOptions are a fleet's state breaker and background probe.
+type fleetOptions struct {
+	breaker resilience.Breaker
+	// retryEvery is RedisConfig.RetryEvery.
+	retryEvery time.Duration
+}
+
 func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget int64, c *clock) *fleet {
 	t.Helper()
-	f := &fleet{t: t, budget: budget, ran: map[string]int64{}, opened: make([]atomic.Int64, n)}
+	return newFleetWith(t, srv, prefix, n, budget, c, fleetOptions{breaker: resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}, retryEvery: testRetryEvery})
+}
+
+func newFleetWith(t *testing.T, srv *redistest.Server, prefix string, n int, budget int64, c *clock, o fleetOptions) *fleet {
+	t.Helper()
+	f := &fleet{t: t, budget: budget, ran: map[string]int64{}, opened: make([]atomic.Int64, n), failedOpen: make([]atomic.Int64, n)}
 	for i := range n {
 		cfg := resilience.Defaults()
 		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
-		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}
+		cfg.Breaker = o.breaker
 		ex, err := resilience.NewExecutor(cfg, resilience.Hooks{BreakerChanged: func(_ string, _, to resilience.BreakerState) {
 			if to == resilience.Open {
 				f.opened[i].Add(1)
@@ -49,12 +64,15 @@ func newFleet(t *testing.T, srv *redistest.Server, prefix string, n int, budget 
 		}
 		// The server's client settings (NewRedisClient); a paused Redis
 		// costs redistest.PausedWait a step.
-		st := NewRedis(RedisConfig{Client: testClient(t, srv), StatePrefix: prefix, Limits: Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: c.Now, RetryEvery: testRetryEvery,
+		st := NewRedis(RedisConfig{Client: testClient(t, srv), StatePrefix: prefix, Limits: Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: c.Now, RetryEvery: o.retryEvery,
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
-			}})
+			},
+			Recovered: func() { ex.CloseBreaker(resilience.StateScope) },
+			Hooks:     RedisHooks{FailedOpen: func(context.Context, string) { f.failedOpen[i].Add(1) }}})
 		t.Cleanup(func() { st.Close() })
 		f.states = append(f.states, st)
+		f.executors = append(f.executors, ex)
 	}
 	return f
 }
@@ -142,8 +160,14 @@ func (f *fleet) drained() {
 // refuses one, which must be RESOURCE_EXHAUSTED.
 func (f *fleet) spendUntilRefused() int {
 	f.t.Helper()
+	return f.spendFrom(0)
+}
+
+// spendFrom is spendUntilRefused starting at instance first.
+func (f *fleet) spendFrom(first int) int {
+	f.t.Helper()
 	for n := 0; n < 50; n++ {
-		err := f.query(n%len(f.states), 100)
+		err := f.query((first+n)%len(f.states), 100)
 		if err == nil {
 			continue
 		}
@@ -232,9 +256,9 @@ func TestRedisFailOpenOutageChargedOnce(t *testing.T) {
 	if _, ok := f.reports("during the outage"); ok {
 		t.Error("a report was read from a paused Redis")
 	}
-	for i := range f.states {
-		if f.opened[i].Load() == 0 {
-			t.Errorf("instance %d's state breaker never opened during the outage", i)
+	for i, st := range f.states {
+		if !st.Down() {
+			t.Errorf("instance %d does not know the store is down during the outage", i)
 		}
 	}
 	for i, st := range f.states {

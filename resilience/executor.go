@@ -264,6 +264,20 @@ func (e *Executor) BreakerStates() map[string]BreakerState {
 	return out
 }
 
+// CloseBreaker closes scope's breaker at once, for a caller that saw the
+// backend answer past it (the shared state store's probe, which has
+// written what the instance kept through the outage): calls go through
+// again now, not after the rest of the open time. A scope without a
+// breaker is left alone.
+func (e *Executor) CloseBreaker(scope string) {
+	e.mu.Lock()
+	cb, ok := e.breakers[scope]
+	e.mu.Unlock()
+	if ok {
+		cb.Close()
+	}
+}
+
 func state(s circuitbreaker.State) BreakerState {
 	switch s {
 	case circuitbreaker.OpenState:

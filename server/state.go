@@ -44,8 +44,12 @@ func buildState(ctx context.Context, cfg Config, runner *resilience.Executor, te
 		Do: func(ctx context.Context, fn func(context.Context) error) error {
 			return runner.Do(ctx, resilience.State, resilience.StateScope, fn)
 		},
-		Hooks:  stateHooks(tel),
-		Logger: log,
+		// The store's own probe found it back and wrote what this
+		// instance kept: budgets are checked again now, not when the
+		// breaker would have let a probe through (--breaker-open).
+		Recovered: func() { runner.CloseBreaker(resilience.StateScope) },
+		Hooks:     stateHooks(tel),
+		Logger:    log,
 	})
 	pctx, cancel := context.WithTimeout(ctx, stateCheckTimeout)
 	defer cancel()
@@ -111,10 +115,16 @@ func (b *Backend) stateHealth(ctx context.Context) StateHealth {
 }
 
 // stateReady reports whether the state store lets the instance serve:
-// always for memory; for Redis, unless its breaker is open and budgets
-// fail closed (every query would be refused).
+// always for memory; for Redis, unless budgets fail closed and the store
+// is down (its breaker open, or a step failed and no probe has found it
+// back since): every query would be refused.
 func (b *Backend) stateReady(breakers map[string]resilience.BreakerState) bool {
-	return b.shared == nil || b.stateFailOpen || breakers[resilience.StateScope] != resilience.Open
+	return b.shared == nil || b.stateFailOpen || !b.stateDown(breakers)
+}
+
+// stateDown reports whether the shared store is down for this instance.
+func (b *Backend) stateDown(breakers map[string]resilience.BreakerState) bool {
+	return b.shared != nil && (breakers[resilience.StateScope] == resilience.Open || b.shared.Down())
 }
 
 // Readiness is /readyz's detail: why the instance is not ready ("" when
@@ -124,7 +134,7 @@ func (b *Backend) Readiness() (notReady, state string) {
 	state = "memory (this instance only)"
 	if b.shared != nil {
 		state = "redis " + b.stateURL + " (shared)"
-		if b.Executor.BreakerStates()[resilience.StateScope] == resilience.Open {
+		if b.stateDown(b.Executor.BreakerStates()) {
 			state += ", unavailable"
 			if b.stateFailOpen {
 				state += ": budgets not checked until it answers (--state-fail-open)"

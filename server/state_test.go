@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bigquery-mcp/bigquery-mcp/auth"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 	"github.com/bigquery-mcp/bigquery-mcp/governance/redistest"
 	"github.com/bigquery-mcp/bigquery-mcp/query"
 	"github.com/bigquery-mcp/bigquery-mcp/resilience"
@@ -106,5 +107,42 @@ func TestStateMemoryDefault(t *testing.T) {
 	cfg.Governance.State = "postgres://x"
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "state") {
 		t.Errorf("Validate(--state postgres://) = %v", err)
+	}
+}
+
+// TestStateFailOpenRecovers: the wiring closes the store's breaker when
+// the store's own probe finds it back. A fail-open instance whose breaker
+// opened (for an hour) during an outage answers usage as soon as Redis
+// answers again, with the query it ran meanwhile charged, and no longer
+// reports the store unavailable.
+func TestStateFailOpenRecovers(t *testing.T) {
+	rs := redistest.Start(t)
+	ctx := context.Background()
+	b, err := buildOnState(t, rs.URL(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs.StopKeepingData()
+	id, err := b.shared.Reserve(ctx, "", 1<<20)
+	if err != nil {
+		t.Fatalf("Reserve with Redis down and fail-open = %v", err)
+	}
+	b.shared.Settle(ctx, id, governance.Usage{Jobs: 1, BytesBilled: 1 << 20})
+	if _, st := b.Readiness(); !strings.Contains(st, "unavailable") {
+		t.Fatalf("readiness state during the outage = %q; want the store unavailable", st)
+	}
+	if _, err := b.query.Usage(ctx, query.UsageInput{}); err == nil {
+		t.Fatal("usage answered during the outage")
+	}
+	rs.StartAgain()
+	u, err := b.query.Usage(ctx, query.UsageInput{})
+	if err != nil || u.Today.BytesBilled != 1<<20 || u.Today.Jobs != 1 {
+		t.Fatalf("first usage after Redis returned = %+v, %v; want the 1 MiB job run during the outage", u, err)
+	}
+	if s := b.Executor.BreakerStates()[resilience.StateScope]; s != resilience.Closed {
+		t.Errorf("state breaker after Redis returned = %s, want closed", s)
+	}
+	if _, st := b.Readiness(); strings.Contains(st, "unavailable") {
+		t.Errorf("readiness state after Redis returned = %q", st)
 	}
 }
