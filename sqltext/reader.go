@@ -23,13 +23,18 @@ type frame struct {
 	item bool
 	// fromItem is set on a frame that is itself a from-item (a subquery,
 	// a parenthesised join, UNNEST or a table function's arguments): the
-	// alias after its ')' is a range variable. It opens a scope of range
-	// variables (reader.scopes).
+	// alias after its ')' is a range variable. But for UNNEST's, it opens
+	// a scope of range variables (reader.scopes, opensScope).
 	fromItem bool
 	// call is set on the frame of a call's arguments whose function the
 	// inventory knows (calls.go): the innermost of reader.openCalls.
 	call bool
 }
+
+// opensScope reports whether the frame opens a scope of range variables:
+// a from-item's parentheses (a subquery, a parenthesised join, a table
+// function's arguments: BigQuery has no LATERAL), but UNNEST's.
+func (f frame) opensScope() bool { return f.fromItem && f.opener != openerUnnest }
 
 // openCases counts the CASE expressions open in one frame: their WHEN
 // ends no FROM list.
@@ -45,6 +50,10 @@ const (
 	openerWord
 	openerExtract
 	openerOptions
+	// openerUnnest: UNNEST(…), whose argument, an expression, sees the
+	// range variables around it (a correlated array), so its from-item
+	// frame opens no scope.
+	openerUnnest
 )
 
 // openerOf returns the opener for the word w.
@@ -54,6 +63,8 @@ func openerOf(w string) opener {
 		return openerExtract
 	case "OPTIONS":
 		return openerOptions
+	case "UNNEST":
+		return openerUnnest
 	}
 	return openerWord
 }
@@ -237,7 +248,7 @@ func (r *reader) forget() {
 // push opens a frame; call is the known call whose arguments it holds
 // (one more than its index in calls), or 0.
 func (r *reader) push(f frame, call int32) {
-	if f.fromItem {
+	if f.opensScope() {
 		r.scopes = append(grow(r.scopes), int32(len(r.frames)))
 	}
 	if call > 0 {
@@ -285,7 +296,7 @@ func (r *reader) pop() (frame, *callState) {
 		call = &r.calls[r.openCalls[len(r.openCalls)-1]]
 		r.openCalls = r.openCalls[:len(r.openCalls)-1]
 	}
-	if closed.fromItem {
+	if closed.opensScope() {
 		r.scopes = r.scopes[:len(r.scopes)-1]
 	}
 	if r.topCases() > 0 {

@@ -197,3 +197,21 @@ func (r *reader) pipeOperator(toks []token, i int) int {
 	r.forget()
 	return i
 }
+
+// deleteAlias declares the range variable of a DELETE's target, whose
+// path ends before i: its alias ([AS] name), or the path's last part.
+// DELETE has no FROM list, so only its WHERE sees it, as in BigQuery.
+// (UPDATE's and MERGE's targets are not declared: their FROM and USING
+// items must not see them, and a correlated path from them is read as a
+// table, the strict side.)
+func (r *reader) deleteAlias(toks []token, i int) int {
+	if next := r.alias(toks, i); next > i {
+		return next
+	}
+	last := r.src.value(toks[i-1])
+	if dot := strings.LastIndexByte(last, '.'); dot >= 0 {
+		last = last[dot+1:]
+	}
+	r.declare(last)
+	return i
+}

@@ -137,3 +137,42 @@ func TestPipeRangeVariables(t *testing.T) {
 		}
 	}
 }
+
+// TestUnnestSeesRangeVariables: UNNEST's argument is an expression of the
+// row it joins, so a subquery in it sees the range variables declared
+// before it, and a select list's (issue 35); a subquery in a FROM list or
+// a table function's arguments does not.
+func TestUnnestSeesRangeVariables(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT * FROM ok.t AS e, UNNEST(ARRAY(SELECT x FROM e.arr)) AS y", "SELECT table:ok.t"},
+		{"SELECT (SELECT STRING_AGG(x) FROM UNNEST(ARRAY(SELECT key FROM e.event_params)) AS x) FROM ok.t AS e", "SELECT table:ok.t"},
+		{"SELECT * FROM UNNEST(ARRAY(SELECT x FROM e.arr)) AS y, ok.t AS e", "SELECT table:e.arr table:ok.t"},
+		{"SELECT * FROM ok.t AS e, (SELECT x FROM e.arr)", "SELECT table:ok.t table:e.arr"},
+		{"SELECT * FROM ok.t AS e, ok.tvf((SELECT x FROM e.arr))", "SELECT table:ok.t routine:ok.tvf table:e.arr"},
+		{"SELECT * FROM ok.t AS e, UNNEST(e.arr) AS y, y.sub", "SELECT table:ok.t"},
+	} {
+		p := Parse(c.sql)
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}
+
+// TestDeleteTargetIsARangeVariable: a DELETE's WHERE sees its target's
+// alias, or the table's last part (issue 35); UPDATE's and MERGE's targets
+// stay strict.
+func TestDeleteTargetIsARangeVariable(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"DELETE FROM sales.t AS x WHERE EXISTS (SELECT 1 FROM x.arr)", "DELETE table!:sales.t"},
+		{"DELETE sales.t x WHERE EXISTS (SELECT 1 FROM x.arr WHERE TRUE)", "DELETE table!:sales.t"},
+		{"DELETE `p.sales.t` WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t"},
+		{"DELETE sales.t AS x WHERE EXISTS (SELECT 1 FROM secret.arr)", "DELETE table!:sales.t table:secret.arr"},
+		{"DELETE sales.t WHERE TRUE", "DELETE table!:sales.t"},
+		{"UPDATE sales.t AS x SET a = (SELECT MAX(v) FROM x.arr) WHERE TRUE", "UPDATE table!:sales.t table:x.arr"},
+	} {
+		p := Parse(c.sql)
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

@@ -264,7 +264,11 @@ func (r *reader) objectKeyword(toks []token, i int, kw string) (int, bool) {
 			if j < len(toks) && (r.isWord(toks, j, "INTO") || r.isWord(toks, j, "FROM")) {
 				j++
 			}
-			return r.object(toks, j, Table, true), true
+			next := r.object(toks, j, Table, true)
+			if kw == "DELETE" && next > j {
+				next = r.deleteAlias(toks, next)
+			}
+			return next, true
 		}
 		return 0, false
 	case "RENAME":
