@@ -59,17 +59,25 @@ func (s *Service) checkInformationSchema(r *request, path []string) error {
 	}
 	switch {
 	case projectViews[view]:
-		project := s.cfg.Project
+		// Without a qualifier the view is the default project's: the
+		// job's, or the default dataset's where that differs (both are
+		// checked rather than guessed between).
+		projects := []string{s.cfg.Project}
 		switch len(qualifiers) {
 		case 0:
+			if r.defaultProject != "" && r.defaultProject != s.cfg.Project {
+				projects = append(projects, r.defaultProject)
+			}
 		case 1:
-			project = qualifiers[0]
+			projects = []string{qualifiers[0]}
 		default:
 			return regionOrUnknown
 		}
-		if !a.AllowsWholeProject(project) {
-			return a.Denied(fmt.Sprintf("INFORMATION_SCHEMA.%s describes every dataset of project %s, and this server's dataset allowlist does not allow all of them", view, project)).
-				WithHint("Use dataset.INFORMATION_SCHEMA.TABLES (or another view of one dataset) for one of " + a.String() + ", or the list_datasets tool.")
+		for _, project := range projects {
+			if !a.AllowsWholeProject(project) {
+				return a.Denied(fmt.Sprintf("INFORMATION_SCHEMA.%s describes every dataset of project %s, and this server's dataset allowlist does not allow all of them", view, project)).
+					WithHint("Use dataset.INFORMATION_SCHEMA.TABLES (or another view of one dataset) for one of " + a.String() + ", or the list_datasets tool.")
+			}
 		}
 		return nil
 	case datasetViews[view]:

@@ -29,6 +29,9 @@ func TestAllowlistInformationSchemaScopes(t *testing.T) {
 		{"p.*", "SELECT * FROM p.INFORMATION_SCHEMA.SCHEMATA", "", true},
 		{"p.*", "SELECT * FROM `p`.INFORMATION_SCHEMA.SCHEMATA", "", true},
 		{"p.*", "SELECT * FROM INFORMATION_SCHEMA.SCHEMATA", "", true},
+		{"p.*", "SELECT * FROM INFORMATION_SCHEMA.SCHEMATA", "sales", true},
+		{"p.*, q.ds", "SELECT * FROM INFORMATION_SCHEMA.SCHEMATA", "q.ds", false},
+		{"p.*, q.*", "SELECT * FROM INFORMATION_SCHEMA.SCHEMATA", "q.ds", true},
 		{"p.*", "SELECT * FROM p.sales.INFORMATION_SCHEMA.SCHEMATA", "", false},
 		{"p.*", "SELECT * FROM `p`.`region-us`.INFORMATION_SCHEMA.SCHEMATA", "", false},
 		// A dataset's views: a qualifier only a project can have.
