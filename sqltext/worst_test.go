@@ -115,6 +115,12 @@ var worstShapes = []worstShape{
 		k := n / 4
 		return "SELECT (SELECT 1 FROM e.a) FROM " + strings.Repeat("(", k) + "d.t" + strings.Repeat(")", k) + " AS e"
 	}},
+	{"pipe-aliases", func(n int) string {
+		return nest(n, "FROM d.t AS a ", "|> JOIN d.u AS b ON TRUE |> AS c |> JOIN c.arr AS e |> SELECT * ", "", "", "")
+	}},
+	{"delete-where", func(n int) string {
+		return nest(n, "DELETE d.t AS x WHERE ", "EXISTS (SELECT 1 FROM x.arr, UNNEST(ARRAY(SELECT 1 FROM x.b))) AND ", "TRUE", "", "")
+	}},
 	{"select-list-aliases", func(n int) string {
 		return nest(n, "SELECT (SELECT 1 FROM a.x) FROM ", "d.t AS a, ", "d.t AS b", "", "")
 	}},
