@@ -3,6 +3,8 @@ package query
 import (
 	"fmt"
 	"strings"
+
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
 // INFORMATION_SCHEMA paths resolved as BigQuery resolves them (issue 35).
@@ -48,15 +50,16 @@ func (s *Service) checkInformationSchema(r *request, path []string) error {
 	}
 	qualifiers, view := path[:i], ""
 	if i+1 < len(path) {
-		view = strings.ToUpper(strings.Join(path[i+1:], "."))
+		view = bqerr.Truncate(strings.ToUpper(strings.Join(path[i+1:], ".")), 80)
 	}
-	regionOrUnknown := a.Denied("region- and project-level INFORMATION_SCHEMA views describe every dataset; only a listed dataset's own INFORMATION_SCHEMA can be read").
-		WithHint("Use dataset.INFORMATION_SCHEMA.<view> for one of " + a.String() + ", or the list_tables, get_table_schema and search_columns tools.")
+	hint := "Use dataset.INFORMATION_SCHEMA.<view> (TABLES, COLUMNS, PARTITIONS, …) for one of " + a.String() + ", or the list_tables, get_table_schema and search_columns tools."
 	for _, q := range qualifiers {
 		if strings.HasPrefix(strings.ToLower(q), "region-") {
-			return regionOrUnknown
+			return a.Denied("region- and project-level INFORMATION_SCHEMA views describe every dataset; only a listed dataset's own INFORMATION_SCHEMA can be read").WithHint(hint)
 		}
 	}
+	notOneDataset := a.Denied("INFORMATION_SCHEMA." + view + " here does not name one dataset's view (a region- or project-level view, a qualifier only a project can be, or a view this server does not know); only a listed dataset's own INFORMATION_SCHEMA can be read").
+		WithHint(hint)
 	switch {
 	case projectViews[view]:
 		// Without a qualifier the view is the default project's: the
@@ -71,12 +74,12 @@ func (s *Service) checkInformationSchema(r *request, path []string) error {
 		case 1:
 			projects = []string{qualifiers[0]}
 		default:
-			return regionOrUnknown
+			return notOneDataset
 		}
 		for _, project := range projects {
 			if !a.AllowsWholeProject(project) {
 				return a.Denied(fmt.Sprintf("INFORMATION_SCHEMA.%s describes every dataset of project %s, and this server's dataset allowlist does not allow all of them", view, project)).
-					WithHint("Use dataset.INFORMATION_SCHEMA.TABLES (or another view of one dataset) for one of " + a.String() + ", or the list_datasets tool.")
+					WithHint(hint + " list_datasets lists the allowed datasets.")
 			}
 		}
 		return nil
@@ -86,27 +89,27 @@ func (s *Service) checkInformationSchema(r *request, path []string) error {
 		case 0:
 			// INFORMATION_SCHEMA.X resolves in the default dataset.
 			if r.defaultDataset == "" {
-				return regionOrUnknown
+				return notOneDataset
 			}
 			ref = tableRef{project: r.defaultProject, dataset: r.defaultDataset}
 		case 1:
 			if !datasetID(qualifiers[0]) {
 				// Only a project can be spelt so: the path does not
 				// name one dataset.
-				return regionOrUnknown
+				return notOneDataset
 			}
 			ref = tableRef{project: s.cfg.Project, dataset: qualifiers[0]}
 		case 2:
 			ref = tableRef{project: qualifiers[0], dataset: qualifiers[1]}
 		default:
-			return regionOrUnknown
+			return notOneDataset
 		}
 		if !a.Allows(ref.project, ref.dataset) {
 			return a.Denied(fmt.Sprintf("dataset %s is not in this server's dataset allowlist", ref))
 		}
 		return nil
 	}
-	return regionOrUnknown
+	return notOneDataset
 }
 
 // datasetID reports whether id can be a dataset ID: letters, digits and
