@@ -108,7 +108,7 @@ func (h *Handle) Await(ctx context.Context, maxRows int, since, until time.Time)
 	return p, err
 }
 
-// Finished reads the finished job (jobs.get, through the client library)
+// finished reads the finished job (jobs.get, through the client library)
 // for its configuration and statistics, and settles its cost from them; a
 // job that cannot be read is left to the follower. It closes the handle.
 func (h *Handle) Finished(ctx context.Context) (*Job, error) {
@@ -116,7 +116,7 @@ func (h *Handle) Finished(ctx context.Context) (*Job, error) {
 		return nil, bqerr.New(bqerr.Internal, "no job to read").WithRetryable(false)
 	}
 	h.closed = true
-	return h.r.Finished(ctx, h.job, h.charge)
+	return h.r.finished(ctx, h.job, h.charge)
 }
 
 // Close ends the job's charge, once: with no job known to have started,

@@ -115,7 +115,7 @@ func New(cfg Config) *Runner {
 	}
 	r := &Runner{cfg: cfg, client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, log: cfg.Logger,
 		newID: uuid.NewString, jobs: newLocations()}
-	r.follower = newFollower(cfg.Follow, r.Status, r.settleFollowed)
+	r.follower = newFollower(cfg.Follow, r.jobStatus, r.settleFollowed)
 	return r
 }
 

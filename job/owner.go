@@ -198,10 +198,10 @@ func (r *Runner) open(ctx context.Context, jobID, location string) (*Job, error)
 	return &Job{Access: acc, Ref: Ref{ID: ref.ID, Location: f.loc}, BQ: f.job, Status: f.status}, nil
 }
 
-// Finished reads a job the caller's call started and saw finish, and
+// finished reads a job the caller's call started and saw finish, and
 // settles its cost with c; a job that cannot be read is left to the
 // follower.
-func (r *Runner) Finished(ctx context.Context, job Ref, c Charge) (*Job, error) {
+func (r *Runner) finished(ctx context.Context, job Ref, c Charge) (*Job, error) {
 	f, err := r.get(ctx, job.ID, job.Location)
 	if err != nil {
 		r.follow(ctx, job, c)

@@ -89,7 +89,7 @@ func (r *Runner) SettleFromJob(ctx context.Context, job Ref, c Charge) (*Status,
 	}
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	st, err := r.Status(jctx, job)
+	st, err := r.jobStatus(jctx, job)
 	if err != nil || st.State != "DONE" {
 		r.follow(ctx, job, c)
 		return nil, false

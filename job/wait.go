@@ -209,7 +209,7 @@ func (r *Runner) reportProgress(ctx context.Context, job Ref, since time.Time) {
 		return
 	}
 	pr := Progress{JobID: job.ID, State: "RUNNING", Elapsed: time.Since(since)}
-	if st, err := r.Status(ctx, job); err == nil {
+	if st, err := r.jobStatus(ctx, job); err == nil {
 		pr.State, pr.BytesProcessed = st.State, st.BytesProcessed
 		if !st.Created.IsZero() {
 			pr.Elapsed = time.Since(st.Created)
@@ -233,10 +233,10 @@ type Status struct {
 	Started, Ended time.Time
 }
 
-// Status reads a job's state with one plain jobs.get (no retries: it
+// jobStatus reads a job's state with one plain jobs.get (no retries: it
 // decorates a result or a progress report, or settles a job's cost, which
 // the follower tries again later).
-func (r *Runner) Status(ctx context.Context, job Ref) (*Status, error) {
+func (r *Runner) jobStatus(ctx context.Context, job Ref) (*Status, error) {
 	call := r.rest.Jobs.Get(r.cfg.Project, job.ID).Context(ctx)
 	if job.Location != "" {
 		call = call.Location(job.Location)
@@ -278,7 +278,7 @@ func (r *Runner) Running(ctx context.Context, job Ref, since time.Time) (state s
 	state, elapsed = "RUNNING", time.Since(since)
 	jctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if st, err := r.Status(jctx, job); err == nil {
+	if st, err := r.jobStatus(jctx, job); err == nil {
 		state, bytesProcessed = st.State, st.BytesProcessed
 		if !st.Created.IsZero() {
 			elapsed = time.Since(st.Created)
