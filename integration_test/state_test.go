@@ -151,8 +151,13 @@ func TestSharedStateAcrossInstances(t *testing.T) {
 			t.Fatalf("instance %s exited with Redis down:\n%s", in.addr, in.log.String())
 		}
 	}
-	// Back (empty: the day starts again): the next queries are counted.
+	// Back (empty: the day starts again): the fail-open instance's first
+	// usage answers, at once, with the query it ran during the outage
+	// written (issue 36), and the next queries are counted.
 	rs.Restart()
+	if u := ok[query.UsageOutput](t, bobOpen, "usage", map[string]any{}); u.Today.Jobs != 1 || u.Today.BytesBilled != billedBytes {
+		t.Errorf("first usage on the fail-open instance after Redis came back = %+v; want the query it ran during the outage", u.Report)
+	}
 	waitFor(t, func() bool {
 		res := call(t, bobA, "execute_sql", sql)
 		return !res.IsError
