@@ -133,7 +133,7 @@ func TestHandleFollowsAJobThatOutlivesItsCall(t *testing.T) {
 		if !r.follower.has(h.Job().ID) {
 			t.Fatal("a running job was not followed")
 		}
-		time.Sleep(time.Minute)
+		time.Sleep(time.Minute) // the bubble's clock: no real time
 		synctest.Wait()
 		if rep := report(t, state); rep.Reserved != 50<<20 || rep.Today.Jobs != 0 {
 			t.Errorf("while the job runs: %+v, want the hold kept", rep)
