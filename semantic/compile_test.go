@@ -42,7 +42,7 @@ func TestCompile(t *testing.T) {
 				"DATE_SUB(CAST(q3_ts.date_day AS DATETIME), INTERVAL 1 month) = DATETIME_TRUNC(q3.d_ordered_at, month)", "revenue - revenue_last_month AS revenue_growth_mom",
 				"ON DATETIME_TRUNC(q8_ts.date_day, month) = DATETIME_TRUNC(q8.d_ordered_at, month)"}},
 		{"grain to date", QueryInput{Metrics: []string{"revenue_mtd"}, GroupBy: []string{"metric_time__month"}}, "metric_time__month revenue_mtd",
-			[]string{">= DATETIME_TRUNC(q1_ts.date_day, month)", "FIRST_VALUE(revenue_mtd) OVER (PARTITION BY metric_time__month ORDER BY metric_time__day"}},
+			[]string{">= DATETIME_TRUNC(q1_ts.date_day, month)", "MIN(metric_time__day) AS __pick", "ON q3.metric_time__day = q4.__pick AND (q3.metric_time__month = q4.metric_time__month OR (q3.metric_time__month IS NULL AND q4.metric_time__month IS NULL))"}},
 		{"offset by day", QueryInput{Metrics: []string{"revenue_growth_mom"}, GroupBy: []string{"metric_time__day"}}, "metric_time__day revenue_growth_mom",
 			[]string{"DATE_SUB(CAST(q3_ts.date_day AS DATETIME), INTERVAL 1 month) = DATETIME_TRUNC(q3.d_ordered_at, day)", "q3_ts.date_day AS metric_time__day"}},
 		{"window", QueryInput{Metrics: []string{"revenue_7d"}, GroupBy: []string{"metric_time"}}, "metric_time__day revenue_7d",

@@ -214,21 +214,32 @@ func (c *compiler) nonAdditiveJoin(rows string, me *Measure) string {
 }
 
 // periodValue turns daily cumulative values into one per period, as
-// MetricFlow's period_agg says: the first day's (default), the last's,
-// or their average.
+// MetricFlow's period_agg says: the first day's (default), the last's, or
+// their average. MetricFlow picks them with window functions; the same
+// rows come from a GROUP BY, which BigQuery runs as fast and the emulator
+// (which runs a window as a correlated subquery per row) far faster: the
+// daily rows joined to each group's first (or last) day, group values
+// matched NULL to NULL as a window's partition matches them.
 func (c *compiler) periodValue(daily, alias, periodAgg string) string {
-	window := "PARTITION BY " + c.groupCols()
-	var fn string
-	switch strings.ToLower(periodAgg) {
-	case "last":
-		fn = "LAST_VALUE(" + alias + ") OVER (" + window + " ORDER BY metric_time__day ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
-	case "average":
-		fn = "AVG(" + alias + ") OVER (" + window + ")"
-	default:
-		fn = "FIRST_VALUE(" + alias + ") OVER (" + window + " ORDER BY metric_time__day ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+	cols := c.groupCols()
+	if strings.EqualFold(periodAgg, "average") {
+		return "SELECT " + cols + ", AVG(" + alias + ") AS " + alias + "\nFROM (" + daily + ") AS " + c.alias() + "\nGROUP BY " + cols
 	}
-	inner := "SELECT " + c.groupCols() + ", " + fn + " AS " + alias + "\nFROM (" + daily + ") AS " + c.alias()
-	return "SELECT " + c.groupCols() + ", " + alias + "\nFROM (" + inner + ") AS " + c.alias() + "\nGROUP BY " + c.groupCols() + ", " + alias
+	fn := "MIN"
+	if strings.EqualFold(periodAgg, "last") {
+		fn = "MAX"
+	}
+	d, f := c.alias(), c.alias()
+	pick := "SELECT " + cols + ", " + fn + "(metric_time__day) AS __pick\nFROM (" + daily + ") AS " + c.alias() + "\nGROUP BY " + cols
+	sel := make([]string, 0, len(c.groups)+1)
+	on := []string{d + ".metric_time__day = " + f + ".__pick"}
+	for _, g := range c.groups {
+		sel = append(sel, d+"."+g.col+" AS "+g.col)
+		l, r := d+"."+g.col, f+"."+g.col
+		on = append(on, "("+l+" = "+r+" OR ("+l+" IS NULL AND "+r+" IS NULL))")
+	}
+	sel = append(sel, d+"."+alias+" AS "+alias)
+	return "SELECT " + strings.Join(sel, ", ") + "\nFROM (" + daily + ") AS " + d + "\nINNER JOIN (" + pick + ") AS " + f + " ON " + strings.Join(on, " AND ")
 }
 
 // cumulative compiles a cumulative metric: over the time spine when
