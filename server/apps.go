@@ -63,17 +63,6 @@ func ParseApps(s string) (Apps, error) {
 	return "", fmt.Errorf("--apps %q: want auto, always or off", s)
 }
 
-// capabilities are the server's capabilities: the SDK's default (logging;
-// tools, resources and completions follow from what is registered) and,
-// unless apps are off, the MCP Apps extension.
-func capabilities(apps Apps) *mcp.ServerCapabilities {
-	c := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
-	if apps != AppsOff {
-		c.AddExtension(ui.ExtensionID, map[string]any{"mimeTypes": []string{ui.MIMEType}})
-	}
-	return c
-}
-
 // addApp registers the app resource and the receiving middleware that
 // links tools to it for clients that render apps (every client, always).
 func addApp(s *mcp.Server, apps Apps) {

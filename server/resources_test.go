@@ -36,6 +36,13 @@ func shopBigQuery(t *testing.T) *bqfake.Fake {
 // shopBigQuery with the allowlist spec, to an in-memory client.
 func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *bqfake.Fake) {
 	t.Helper()
+	svc, fake := shopSchema(t, spec)
+	return connect(t, New(Services{Schema: svc}, Config{Logger: discardLogger()}), "", nil), fake
+}
+
+// shopSchema is a schema service on shopBigQuery with the allowlist spec.
+func shopSchema(t *testing.T, spec string) (*schema.Service, *bqfake.Fake) {
+	t.Helper()
 	fake := shopBigQuery(t)
 	hc := &http.Client{Transport: &resilience.Transport{Base: http.DefaultTransport}}
 	client, rest := fake.Client(t, hc), fake.REST(t, hc)
@@ -47,8 +54,7 @@ func connectShop(t *testing.T, spec string) (*mcp.ClientSession, *bqfake.Fake) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p", Datasets: allow})
-	return connect(t, New(Services{Schema: svc}, Config{Logger: discardLogger()}), "", nil), fake
+	return schema.NewService(schema.Config{Client: client, REST: rest, Executor: exec, Cache: resilience.NewCache(resilience.CacheConfig{}), Identity: "test", Project: "p", Datasets: allow}), fake
 }
 
 func complete(t *testing.T, cs *mcp.ClientSession, arg, value string, args map[string]string) []string {

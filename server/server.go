@@ -51,8 +51,10 @@ func New(svc Services, cfg Config) *mcp.Server {
 		defaults.apply(t.tool)
 		t.freeze()
 	}
+	caps := capabilities(served{tools: len(tools) > 0, resources: svc.Schema != nil || cfg.Apps != AppsOff,
+		completions: svc.Schema != nil, apps: cfg.Apps}) // capabilities.go
 	s := mcp.NewServer(&mcp.Implementation{Name: "bigquery-mcp", Title: "BigQuery", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: capabilities(cfg.Apps)})
+		&mcp.ServerOptions{Instructions: instructionsFor(tools), Logger: sdkLogger(log), CompletionHandler: completeNames(svc.Schema), Capabilities: caps})
 	addSchemaResources(s, svc.Schema)
 	addApp(s, cfg.Apps) // apps.go
 	mw := cfg.Middleware
@@ -69,6 +71,7 @@ func New(svc Services, cfg Config) *mcp.Server {
 	}
 	// Added last, so it is outermost: no panic in any method handler, or in
 	// other receiving middleware, escapes.
+	s.AddReceivingMiddleware(serveDeclared(caps))
 	s.AddReceivingMiddleware(ProtocolErrors())
 	s.AddReceivingMiddleware(RecoverMethods(log))
 	return s
