@@ -55,17 +55,6 @@ const (
 	Internal Code = "INTERNAL"
 )
 
-// codes are every code, in the order docs/errors.md lists them.
-var codes = []Code{
-	InvalidArgument, QueryError, SchemaError, NotFound, PermissionDenied,
-	Unauthenticated, AuthError, ResourceExhausted, Unavailable, DeadlineExceeded, Internal,
-}
-
-// Codes lists every code, for documentation and exhaustive tests. It
-// returns a copy, so that no caller can shorten or reorder the list the
-// others use to check that they cover every code.
-func Codes() []Code { return slices.Clone(codes) }
-
 // Error is the structured failure an agent receives. Its JSON form is the
 // agent-facing contract documented in docs/errors.md.
 type Error struct {

@@ -86,16 +86,6 @@ func TablePerTiB(location string) (float64, bool) {
 	return p, ok
 }
 
-// TableLocations are the locations the table prices, sorted.
-func TableLocations() []string {
-	out := make([]string, 0, len(onDemandPerTiB))
-	for l := range onDemandPerTiB {
-		out = append(out, l)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Where a price came from (Price.Source).
 const (
 	SourceTable      = "table " + TableDate

@@ -204,10 +204,3 @@ func (s *Service) DryRun(ctx context.Context, in DryRunInput) (*DryRunOutput, er
 	}
 	return out, nil
 }
-
-// Cost estimates the on-demand price of scanning bytes, in USD, rounded to
-// the cent's hundredth (cost.Price.FromBytes at one flat price).
-func Cost(bytes int64, pricePerTiB float64) float64 {
-	usd, _ := cost.Price{Billing: cost.OnDemand, PerTiBUSD: pricePerTiB}.FromBytes(bytes)
-	return usd
-}

@@ -149,12 +149,3 @@ func TestBuildParametersRejects(t *testing.T) {
 		t.Error("duplicate names (case-insensitive) must be rejected")
 	}
 }
-
-func TestCost(t *testing.T) {
-	if got := Cost(1<<40, 6.25); got != 6.25 {
-		t.Errorf("1 TiB = %v", got)
-	}
-	if got := Cost(10<<30, 6.25); got != 0.061 {
-		t.Errorf("10 GiB = %v", got)
-	}
-}

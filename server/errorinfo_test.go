@@ -15,26 +15,6 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/observability"
 )
 
-// Every bqerr code has its severity: credentials and permissions CRITICAL,
-// INTERNAL ERROR, the rest WARNING.
-func TestSeverityOfEveryCode(t *testing.T) {
-	want := map[bqerr.Code]string{
-		bqerr.Unauthenticated: "CRITICAL", bqerr.PermissionDenied: "CRITICAL", bqerr.AuthError: "CRITICAL",
-		bqerr.Internal:        "ERROR",
-		bqerr.InvalidArgument: "WARNING", bqerr.NotFound: "WARNING", bqerr.QueryError: "WARNING", bqerr.SchemaError: "WARNING",
-		bqerr.Unavailable: "WARNING", bqerr.DeadlineExceeded: "WARNING", bqerr.ResourceExhausted: "WARNING",
-	}
-	codes := bqerr.Codes()
-	if len(want) != len(codes) {
-		t.Fatalf("test covers %d codes, bqerr has %d", len(want), len(codes))
-	}
-	for _, code := range codes {
-		if got := observability.Severity(observability.LevelFor(errorInfo(bqerr.New(code, "m")).Code)); got != want[code] {
-			t.Errorf("%s logged as %s, want %s", code, got, want[code])
-		}
-	}
-}
-
 func TestErrorType(t *testing.T) {
 	for _, c := range []struct {
 		err  error

@@ -77,19 +77,10 @@ func New(svc Services, cfg Config) *mcp.Server {
 	return s
 }
 
-// Tools returns every tool definition with its toolset and input schema;
-// New lists the ones selectTools keeps. Services may be nil when only the
-// definitions are needed (documentation, schema snapshots).
-func Tools(svc Services, allowWrites bool) []listedTool {
-	tools := catalog(svc, allowWrites)
-	for _, t := range tools {
-		t.describe()
-	}
-	return tools
-}
-
-// catalog is Tools without the input schemas, which cost most of building
-// a tool: New describes only the tools it lists, and listsExport none.
+// catalog is every tool definition with its toolset, without the input
+// schemas, which cost most of building a tool: New describes only the
+// tools selectTools keeps, and listsExport none. Services may be nil when
+// only the definitions are needed (documentation, schema snapshots).
 func catalog(svc Services, allowWrites bool) []listedTool {
 	tools := metadataTools(svc)
 	tools = append(tools, runTools(svc, allowWrites)...)

@@ -20,6 +20,16 @@ var update = flag.Bool("update", false, "rewrite tool snapshots and docs/tools.m
 // TestToolSnapshots keeps each tool's contract (description, annotations,
 // schemas) in __toolsnaps__, so any change to what agents see shows up in
 // review. Run `go test ./server -update` to accept a change.
+// Tools returns every tool definition with its toolset and input schema,
+// for the tests of the definitions, the snapshots and docs/tools.md.
+func Tools(svc Services, allowWrites bool) []listedTool {
+	tools := catalog(svc, allowWrites)
+	for _, t := range tools {
+		t.describe()
+	}
+	return tools
+}
+
 func TestToolSnapshots(t *testing.T) {
 	for _, writes := range []bool{false, true} {
 		for _, spec := range Tools(Services{}, writes) {

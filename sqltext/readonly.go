@@ -131,21 +131,9 @@ func checkReadOnly(s *source, toks []token, stmts []span, incomplete string, ste
 	return v
 }
 
-// definesTempFunctions reports whether every statement defines a
+// countedTempFunctions reports whether every statement of stmts defines a
 // temporary function (CREATE [OR REPLACE] TEMP[ORARY] [AGGREGATE]
-// FUNCTION) whose body writes nothing.
-func definesTempFunctions(stmts [][]Token) bool {
-	var steps int
-	for _, st := range stmts {
-		if s, compact := fromTokens(st); !countedTempFunctions(s, compact, []span{{0, int32(len(compact))}}, &steps) {
-			return false
-		}
-	}
-	return true
-}
-
-// countedTempFunctions is definesTempFunctions on the readers' tokens,
-// adding its work to *steps.
+// FUNCTION) whose body writes nothing, adding its work to *steps.
 func countedTempFunctions(s *source, toks []token, stmts []span, steps *int) bool {
 	for _, sp := range stmts {
 		*steps++

@@ -398,3 +398,16 @@ func FuzzCheckReadOnly(f *testing.F) {
 		}
 	})
 }
+
+// definesTempFunctions is countedTempFunctions on statements as Split
+// returns them: whether every one defines a temporary function whose body
+// writes nothing.
+func definesTempFunctions(stmts [][]Token) bool {
+	var steps int
+	for _, st := range stmts {
+		if s, compact := fromTokens(st); !countedTempFunctions(s, compact, []span{{0, int32(len(compact))}}, &steps) {
+			return false
+		}
+	}
+	return true
+}
