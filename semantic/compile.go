@@ -68,6 +68,8 @@ type Provenance struct {
 type group struct {
 	name name
 	col  string
+	// order is its place in MetricFlow's column order (parseGroups).
+	order [3]int
 }
 
 // compiler holds one query's state while it is compiled.
@@ -224,15 +226,18 @@ func (c *compiler) parseGroups(names []string, home *Model) error {
 	// MetricFlow's column order follows its rows: the model's own
 	// elements, then those joined one hop away, then two; within each,
 	// time (by grain), dimensions, entities, in the order asked.
+	entities, dims := c.m.entityNames(), c.m.dimensionNames()
+	for i := range c.groups {
+		n := c.groups[i].name
+		c.groups[i].order = [3]int{hops(home, n), groupClass(n, entities, dims), slices.Index(grains, n.grain)}
+	}
 	slices.SortStableFunc(c.groups, func(a, b group) int {
-		if da, db := hops(home, a.name), hops(home, b.name); da != db {
-			return da - db
+		for i := range a.order {
+			if a.order[i] != b.order[i] {
+				return a.order[i] - b.order[i]
+			}
 		}
-		ca, cb := c.m.groupClass(a.name), c.m.groupClass(b.name)
-		if ca != cb || ca != 0 {
-			return ca - cb
-		}
-		return slices.Index(grains, a.name.grain) - slices.Index(grains, b.name.grain)
+		return 0
 	})
 	// The finest metric_time grain is the one offsets and cumulative
 	// windows work at.
@@ -263,11 +268,11 @@ func hops(model *Model, n name) int {
 
 // groupClass orders group-by columns as MetricFlow does: 0 for time, 1
 // for dimensions, 2 for entities.
-func (m *Manifest) groupClass(n name) int {
+func groupClass(n name, entities, dims map[string]bool) int {
 	switch {
 	case n.isMetricTime() || n.grain != "":
 		return 0
-	case m.entityNames()[n.elem] && !m.dimensionNames()[n.elem]:
+	case entities[n.elem] && !dims[n.elem]:
 		return 2
 	}
 	return 1
