@@ -44,7 +44,7 @@ func New(svc Services, cfg Config) *mcp.Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	tools := selectTools(catalog(svc, cfg.AllowWrites), withSemantic(cfg.Toolsets, svc.Semantic != nil), cfg.ReadOnly, cfg.AllowWrites)
+	tools := selectTools(catalog(svc, cfg.AllowWrites, svc.Semantic != nil), withSemantic(cfg.Toolsets, svc.Semantic != nil), cfg.ReadOnly, cfg.AllowWrites)
 	defaults := argumentDefaults{maxRows: cfg.DefaultMaxRows, maxWait: cfg.MaxWait}
 	for _, t := range tools {
 		t.describe()
@@ -80,11 +80,15 @@ func New(svc Services, cfg Config) *mcp.Server {
 // catalog is every tool definition with its toolset, without the input
 // schemas, which cost most of building a tool: New describes only the
 // tools selectTools keeps, and listsExport none. Services may be nil when
-// only the definitions are needed (documentation, schema snapshots).
-func catalog(svc Services, allowWrites bool) []listedTool {
+// only the definitions are needed (documentation, schema snapshots). The
+// semantic toolset is built only when asked for (a manifest configured,
+// or the documentation), so a server without one builds nothing of it.
+func catalog(svc Services, allowWrites, semantic bool) []listedTool {
 	tools := metadataTools(svc)
 	tools = append(tools, runTools(svc, allowWrites)...)
-	tools = append(tools, semanticTools(svc)...)
+	if semantic {
+		tools = append(tools, semanticTools(svc)...)
+	}
 	return append(tools, writingTools(svc)...)
 }
 
@@ -226,7 +230,7 @@ func writingTools(svc Services) []listedTool {
 // (query.Config.WholeResult, wholeResult) names it exactly when the agent
 // can call it.
 func listsExport(sets []Toolset, readOnly, allowWrites bool) bool {
-	return slices.ContainsFunc(selectTools(catalog(Services{}, allowWrites), sets, readOnly, allowWrites),
+	return slices.ContainsFunc(selectTools(catalog(Services{}, allowWrites, false), sets, readOnly, allowWrites),
 		func(t listedTool) bool { return t.tool.Name == "export_results" })
 }
 

@@ -23,7 +23,7 @@ var update = flag.Bool("update", false, "rewrite tool snapshots and docs/tools.m
 // Tools returns every tool definition with its toolset and input schema,
 // for the tests of the definitions, the snapshots and docs/tools.md.
 func Tools(svc Services, allowWrites bool) []listedTool {
-	tools := catalog(svc, allowWrites)
+	tools := catalog(svc, allowWrites, true)
 	for _, t := range tools {
 		t.describe()
 	}
