@@ -28,7 +28,10 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 	now := func() time.Time { return start.Add(time.Since(t0)) }
 	var fleet []*Service
 	var states []*governance.Redis
-	for range 3 {
+	// recovered hears which instance found the store answering again with
+	// everything it kept through the outage written (RedisConfig.Recovered).
+	recovered := make(chan int, 64)
+	for i := range 3 {
 		cfg := resilience.Defaults()
 		cfg.Retry[resilience.State] = resilience.Policy{Attempts: 1, Timeout: 300 * time.Millisecond}
 		cfg.Breaker = resilience.Breaker{Failures: 2, Open: 50 * time.Millisecond, Successes: 1}
@@ -49,6 +52,7 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 		opts.Dialer = rs.Dialer()
 		st := governance.NewRedis(governance.RedisConfig{Client: redis.NewClient(opts), StatePrefix: "outage:", Limits: governance.Limits{MaxBytesPerDay: budget}, StateFailOpen: true, Now: now,
 			RetryEvery: 10 * time.Millisecond,
+			Recovered:  func() { recovered <- i },
 			Do: func(ctx context.Context, fn func(context.Context) error) error {
 				return ex.Do(ctx, resilience.State, resilience.StateScope, fn)
 			}})
@@ -100,17 +104,20 @@ func TestFailOpenOutageChargedThroughExecute(t *testing.T) {
 	usage("during the outage")
 	rs.Resume()
 	resumed = true
-	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		usage("while the kept writes drain")
-		pending := 0
-		for _, st := range states {
-			pending += st.Pending()
+	usage("while the kept writes drain")
+	// Every instance ran a query during the outage, so each kept writes
+	// and tells when it has written them.
+	for back := map[int]bool{}; len(back) < len(fleet); {
+		select {
+		case i := <-recovered:
+			back[i] = true
+		case <-time.After(15 * time.Second):
+			t.Fatalf("instances %v recovered 15 s after Redis came back, want all %d", back, len(fleet))
 		}
-		if pending == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d writes still kept 15 s after Redis came back", pending)
+	}
+	for i, st := range states {
+		if n := st.Pending(); n != 0 {
+			t.Fatalf("instance %d recovered with %d writes still kept", i, n)
 		}
 	}
 	billed, jobs := fake.invoice()
