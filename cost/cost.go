@@ -174,19 +174,21 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 func round(usd float64) float64 { return math.Round(usd*centPieces) / centPieces }
 
-// Prices are the operator's pricing settings, from the flags.
+// Prices are the operator's pricing settings, from the flags, each field
+// named after its flag; query.Settings embeds them.
 type Prices struct {
 	// Billing (--billing). Zero: on demand.
 	Billing Billing
-	// PerTiB (--price-per-tib) prices, on demand, a location neither
-	// ByLocation nor the table names, and a job of unknown location.
-	PerTiB float64
-	// ByLocation (--price-per-tib-by-location) are on-demand prices by
-	// lower-case location; they win over the table. Nil: none.
-	ByLocation map[string]float64
-	// SlotHour (--slot-hour-price) is the USD price of a slot-hour under
-	// editions.
-	SlotHour float64
+	// PricePerTiB (--price-per-tib) prices, on demand, a location
+	// neither PricePerTiBByLocation nor the table names, and a job of
+	// unknown location. Zero: those cost 0.
+	PricePerTiB float64
+	// PricePerTiBByLocation (--price-per-tib-by-location) are on-demand
+	// prices by lower-case location; they win over the table. Nil: none.
+	PricePerTiBByLocation map[string]float64
+	// SlotHourPrice (--slot-hour-price) is the USD price of a slot-hour
+	// under editions. Zero: every editions cost is 0.
+	SlotHourPrice float64
 }
 
 // For is the price of a job in location (any case; "" when unknown).
@@ -196,13 +198,13 @@ type Prices struct {
 func (ps Prices) For(location string) Price {
 	location = strings.TrimSpace(location)
 	if ps.Billing == Editions {
-		return Price{Billing: Editions, Location: location, SlotHourUSD: ps.SlotHour, Source: SourceSlotHour}
+		return Price{Billing: Editions, Location: location, SlotHourUSD: ps.SlotHourPrice, Source: SourceSlotHour}
 	}
-	p := Price{Billing: OnDemand, Location: location, PerTiBUSD: ps.PerTiB, Source: SourceFlag}
+	p := Price{Billing: OnDemand, Location: location, PerTiBUSD: ps.PricePerTiB, Source: SourceFlag}
 	if location == "" {
 		return p
 	}
-	if v, ok := ps.ByLocation[strings.ToLower(location)]; ok {
+	if v, ok := ps.PricePerTiBByLocation[strings.ToLower(location)]; ok {
 		p.PerTiBUSD, p.Source = v, SourceByLocation
 	} else if v, ok := TablePerTiB(location); ok {
 		p.PerTiBUSD, p.Source = v, SourceTable
@@ -216,14 +218,14 @@ func (ps Prices) Validate() error {
 	if ps.Billing != "" && ps.Billing != OnDemand && ps.Billing != Editions {
 		problems = append(problems, fmt.Sprintf("billing %q: want on-demand or editions", ps.Billing))
 	}
-	if ps.PerTiB < 0 || math.IsNaN(ps.PerTiB) || math.IsInf(ps.PerTiB, 0) {
+	if ps.PricePerTiB < 0 || math.IsNaN(ps.PricePerTiB) || math.IsInf(ps.PricePerTiB, 0) {
 		problems = append(problems, "price-per-tib must be a number, not negative")
 	}
-	if ps.SlotHour < 0 || math.IsNaN(ps.SlotHour) || math.IsInf(ps.SlotHour, 0) {
+	if ps.SlotHourPrice < 0 || math.IsNaN(ps.SlotHourPrice) || math.IsInf(ps.SlotHourPrice, 0) {
 		problems = append(problems, "slot-hour-price must be a number, not negative")
 	}
-	for _, l := range sortedKeys(ps.ByLocation) {
-		if v := ps.ByLocation[l]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+	for _, l := range sortedKeys(ps.PricePerTiBByLocation) {
+		if v := ps.PricePerTiBByLocation[l]; v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			problems = append(problems, fmt.Sprintf("price-per-tib-by-location: %s's price must be a number, not negative", l))
 		}
 	}

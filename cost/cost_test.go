@@ -40,7 +40,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestPricesFor(t *testing.T) {
-	ps := Prices{PerTiB: 5, ByLocation: map[string]float64{"europe-west2": 7.82, "us": 4}, SlotHour: 0.06}
+	ps := Prices{PricePerTiB: 5, PricePerTiBByLocation: map[string]float64{"europe-west2": 7.82, "us": 4}, SlotHourPrice: 0.06}
 	for _, c := range []struct {
 		loc  string
 		want Price
@@ -146,7 +146,7 @@ func TestJob(t *testing.T) {
 }
 
 func TestPriceJSONAndString(t *testing.T) {
-	p := Prices{PerTiB: 6.25}.For("US")
+	p := Prices{PricePerTiB: 6.25}.For("US")
 	b, _ := json.Marshal(p)
 	if want := `{"billing":"on-demand","location":"US","perTiBUSD":6.25,"source":"table 2026-11"}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
@@ -154,7 +154,7 @@ func TestPriceJSONAndString(t *testing.T) {
 	if got, want := p.String(), "$6.25/TiB on demand in US [table 2026-11]"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	e := Prices{Billing: Editions, SlotHour: 0.06}.For("")
+	e := Prices{Billing: Editions, SlotHourPrice: 0.06}.For("")
 	b, _ = json.Marshal(e)
 	if want := `{"billing":"editions","slotHourUSD":0.06,"source":"--slot-hour-price"}`; string(b) != want {
 		t.Errorf("JSON %s, want %s", b, want)
@@ -162,7 +162,7 @@ func TestPriceJSONAndString(t *testing.T) {
 	if got, want := e.String(), "$0.06/slot-hour under editions [--slot-hour-price]"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	f := Prices{PerTiB: 5}.For("asia-south1")
+	f := Prices{PricePerTiB: 5}.For("asia-south1")
 	if got, want := f.String(), "$5/TiB on demand in asia-south1 [--price-per-tib]"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
@@ -187,13 +187,13 @@ func TestParseByLocation(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	if err := (Prices{Billing: OnDemand, PerTiB: 6.25, SlotHour: 0.06, ByLocation: map[string]float64{"eu": 7}}).Validate(); err != nil {
+	if err := (Prices{Billing: OnDemand, PricePerTiB: 6.25, SlotHourPrice: 0.06, PricePerTiBByLocation: map[string]float64{"eu": 7}}).Validate(); err != nil {
 		t.Error(err)
 	}
 	if err := (Prices{}).Validate(); err != nil {
 		t.Error(err)
 	}
-	err := (Prices{Billing: "flat", PerTiB: -1, SlotHour: math.NaN(), ByLocation: map[string]float64{"eu": -2}}).Validate()
+	err := (Prices{Billing: "flat", PricePerTiB: -1, SlotHourPrice: math.NaN(), PricePerTiBByLocation: map[string]float64{"eu": -2}}).Validate()
 	for _, want := range []string{"billing \"flat\"", "price-per-tib must", "slot-hour-price must", "eu's price"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate: %v, want it to say %q", err, want)

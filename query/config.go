@@ -34,8 +34,8 @@ type Config struct {
 	// Location (--location) is where jobs run. Empty: a query's default
 	// dataset's location, else BigQuery's choice from the data.
 	Location string
-	// Limits are the flags' limits on queries and their results.
-	Limits
+	// Settings are the flags' settings of queries and their results.
+	Settings
 	// Datasets (--datasets) is the dataset allowlist. Nil: every dataset.
 	Datasets *governance.Allowlist
 	// Connections (--connections) are the connections a statement may
@@ -85,33 +85,20 @@ type Config struct {
 	now func() time.Time
 }
 
-// Limits are the limits the flags set on queries and their results; agents
-// may tighten them per call but never loosen them. Each field has its
-// flag's name. server.Config embeds the same struct, so a limit is declared
-// once from flag to service.
-type Limits struct {
+// Settings are what the flags set for queries and their results: writes,
+// prices, and the limits agents may tighten per call but never loosen.
+// Each field has its flag's name. server.Config embeds the same struct, so
+// a setting is declared once from flag to service.
+type Settings struct {
 	// AllowWrites (--allow-writes) permits statements other than a single
 	// SELECT. False: read-only.
 	AllowWrites bool
 	// MaxBytesBilled (--max-bytes-billed) is set on every job; an agent may
 	// ask for less. Zero: 10 GiB.
 	MaxBytesBilled int64
-	// PricePerTiB (--price-per-tib) is the on-demand USD price per TiB of
-	// a location neither PricePerTiBByLocation nor the price table (package
-	// cost) prices, and of a job whose location is unknown. Zero: those
-	// cost 0.
-	PricePerTiB float64
-	// PricePerTiBByLocation (--price-per-tib-by-location) are on-demand
-	// USD prices per TiB by lower-case location; they win over the table.
-	// Nil: none.
-	PricePerTiBByLocation map[string]float64
-	// Billing (--billing) is how the project's queries are billed: on
-	// demand (bytes) or editions (slot time, priced at SlotHourPrice and
-	// known only after a job ran). Zero: on demand.
-	Billing cost.Billing
-	// SlotHourPrice (--slot-hour-price) is the USD price of a slot-hour
-	// under editions. Zero: every editions cost is 0.
-	SlotHourPrice float64
+	// Prices (--billing, --price-per-tib, --price-per-tib-by-location,
+	// --slot-hour-price) price every job and estimate (pricing.go).
+	cost.Prices
 	// QueryTimeout (--query-timeout) bounds a call that names no
 	// timeoutSeconds, and the job tools' calls. Zero: 60 s.
 	QueryTimeout time.Duration
@@ -125,14 +112,14 @@ type Limits struct {
 	// ConfirmAboveBytes (--confirm-above-bytes): a query estimated to
 	// process more waits for the user's approval. Zero: never ask.
 	ConfirmAboveBytes int64
-	// Limits (--default-max-rows, --max-rows, --max-result-bytes) cap the
+	// Caps (--default-max-rows, --max-rows, --max-result-bytes) bound the
 	// rows of execute_sql and get_query_results.
-	rows.Limits
+	rows.Caps
 }
 
 // WithDefaults returns l with its zero fields set to the defaults they
 // document.
-func (l Limits) WithDefaults() Limits {
+func (l Settings) WithDefaults() Settings {
 	if l.MaxBytesBilled == 0 {
 		l.MaxBytesBilled = 10 << 30
 	}
@@ -145,13 +132,8 @@ func (l Limits) WithDefaults() Limits {
 	if l.MaxWait <= 0 {
 		l.MaxWait = defaultWait
 	}
-	l.Limits = l.Limits.WithDefaults()
+	l.Caps = l.Caps.WithDefaults()
 	return l
-}
-
-// Prices are the pricing settings among the limits.
-func (l Limits) Prices() cost.Prices {
-	return cost.Prices{Billing: l.Billing, PerTiB: l.PricePerTiB, ByLocation: l.PricePerTiBByLocation, SlotHour: l.SlotHourPrice}
 }
 
 // Hooks let the server wiring see what jobs did (for telemetry and the
@@ -169,7 +151,7 @@ func NewService(cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	cfg.Limits = cfg.Limits.WithDefaults()
+	cfg.Settings = cfg.Settings.WithDefaults()
 	if cfg.State == nil {
 		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}).WithUSDPerDay(cfg.LedgerPricing(cfg.Location)), nil)
 	}

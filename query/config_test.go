@@ -49,7 +49,7 @@ func TestConfigIsSetOnlyBeforeNewService(t *testing.T) {
 }
 
 // rootField is the field an assigned expression selects on its root
-// variable: "cfg" for s.cfg.State, s.cfg.Limits.MaxWait and
+// variable: "cfg" for s.cfg.State, s.cfg.Settings.MaxWait and
 // s.cfg.PricePerTiBByLocation["eu"]; "State" for cfg.State; empty for a
 // plain variable.
 func rootField(e ast.Expr) string {

@@ -28,7 +28,7 @@ func TestStatementKindAndType(t *testing.T) {
 		{"SELECT 1; SELECT 2", false, "SCRIPT", "", true},
 	} {
 		r := &request{sql: c.sql, text: sqltext.Parse(c.sql)}
-		s := &Service{cfg: Config{Limits: Limits{AllowWrites: true}}}
+		s := &Service{cfg: Config{Settings: Settings{AllowWrites: true}}}
 		if got := statementKind(r.text); got != c.kind {
 			t.Errorf("statementKind(%q) = %q, want %q", c.sql, got, c.kind)
 		}

@@ -11,7 +11,7 @@ import (
 // (package cost: --price-per-tib-by-location, the price table,
 // --price-per-tib; --billing editions and --slot-hour-price).
 func (s *Service) price(location string) cost.Price {
-	return s.cfg.Prices().For(location)
+	return s.cfg.Prices.For(location)
 }
 
 // LedgerPricing is how the governance ledger prices what it counts, by
@@ -21,10 +21,10 @@ func (s *Service) price(location string) cost.Price {
 // charge that names no job (search_columns' lookups, advice), at the
 // on-demand price of location (the server's --location; under editions
 // no price: the cost is known only after the run). The state sets the
-// limit (Limits.MaxUSDPerDay); usage's costs come from these prices
+// limit (governance.Limits.MaxUSDPerDay); usage's costs come from these prices
 // whether or not one is set.
-func (l Limits) LedgerPricing(location string) governance.USDLimit {
-	prices := l.Prices()
+func (l Settings) LedgerPricing(location string) governance.USDLimit {
+	prices := l.Prices
 	at := prices.For(location)
 	return governance.USDLimit{
 		Price: func(bytes int64) (int64, bool) { return at.MicroUSD(bytes, 0, false) },

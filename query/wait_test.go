@@ -155,13 +155,13 @@ func newTestService(t *testing.T, fake endpoint, configure ...func(*Config)) *Se
 	cfg := Config{
 		Client: client, REST: rest, Executor: exec,
 		Project: "p",
-		Limits: Limits{
+		Settings: Settings{
 			AllowWrites:     true, // no read-only dry run: the fake need not answer one
 			MaxBytesBilled:  1 << 30,
 			QueryTimeout:    30 * time.Second,
 			MaxQueryTimeout: time.Minute,
 			MaxWait:         10 * time.Second,
-			Limits:          rows.Limits{DefaultMaxRows: 100, MaxRows: 1000, MaxResultBytes: 1 << 20},
+			Caps:            rows.Caps{DefaultMaxRows: 100, MaxRows: 1000, MaxResultBytes: 1 << 20},
 		},
 		Logger: slog.New(slog.NewTextHandler(tWriter{t}, nil)),
 	}

@@ -10,7 +10,7 @@
 //     array in schema order, the default: names are said once, in the
 //     schema) or FormatObjects (an object keyed by column name, in column
 //     order; a JSON Lines file is rows in this format, one per line).
-//   - The page (Page, Limits): rows added until --max-rows or
+//   - The page (Page, Caps): rows added until --max-rows or
 //     --max-result-bytes says stop, a first row that alone passes the byte
 //     cap cut to fit (Fit, CutCell), and the fields that tell the agent what
 //     was left out (Result).

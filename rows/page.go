@@ -10,10 +10,10 @@ import (
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 )
 
-// Limits bound the rows one call returns. They are the flags
+// Caps bound the rows one call returns. They are the flags
 // --default-max-rows, --max-rows and --max-result-bytes, under the same
 // names from flag to code; every tool that returns rows takes them.
-type Limits struct {
+type Caps struct {
 	// DefaultMaxRows is how many rows a call returns when it names no
 	// maxRows. Zero: 100.
 	DefaultMaxRows int
@@ -26,7 +26,7 @@ type Limits struct {
 
 // WithDefaults returns l with its zero fields set to their documented
 // defaults.
-func (l Limits) WithDefaults() Limits {
+func (l Caps) WithDefaults() Caps {
 	if l.DefaultMaxRows == 0 {
 		l.DefaultMaxRows = 100
 	}

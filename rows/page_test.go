@@ -102,8 +102,8 @@ func TestPageFillErrorKeepsRows(t *testing.T) {
 	}
 }
 
-func TestLimitsWithDefaults(t *testing.T) {
-	if got := (Limits{MaxRows: 50}).WithDefaults(); got != (Limits{DefaultMaxRows: 100, MaxRows: 50, MaxResultBytes: 256 << 10}) {
+func TestCapsWithDefaults(t *testing.T) {
+	if got := (Caps{MaxRows: 50}).WithDefaults(); got != (Caps{DefaultMaxRows: 100, MaxRows: 50, MaxResultBytes: 256 << 10}) {
 		t.Errorf("WithDefaults = %+v", got)
 	}
 }

@@ -41,17 +41,17 @@ type Config struct {
 	// which search_columns' INFORMATION_SCHEMA queries spend from like the
 	// queries agents write. Nil: they count against nothing.
 	Budget governance.State
-	// Limits (--default-max-rows, --max-rows, --max-result-bytes) cap
-	// preview_table as they cap execute_sql. Zero fields: rows.Limits'
+	// Caps (--default-max-rows, --max-rows, --max-result-bytes) bound
+	// preview_table as they bound execute_sql. Zero fields: rows.Caps'
 	// defaults.
-	rows.Limits
+	rows.Caps
 }
 
 // NewService returns a metadata service configured once by cfg. Its
 // INFORMATION_SCHEMA searches are jobs, started, settled in cfg.Budget and
 // followed by a job.Runner of its own; Close stops that runner's follower.
 func NewService(cfg Config) *Service {
-	cfg.Limits = cfg.Limits.WithDefaults()
+	cfg.Caps = cfg.Caps.WithDefaults()
 	jobs := job.New(job.Config{Client: cfg.Client, REST: cfg.REST, Executor: cfg.Executor, Project: cfg.Project, State: cfg.Budget})
 	return &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, cache: cfg.Cache, jobs: jobs, cfg: cfg}
 }

@@ -20,7 +20,7 @@ const maxToolListBytes = 8 << 10
 // dialect: no type unions, a type on every property.
 func TestToolListFitsBudget(t *testing.T) {
 	for _, writes := range []bool{false, true} {
-		s := New(Services{}, Config{Limits: query.Limits{AllowWrites: writes}})
+		s := New(Services{}, Config{Settings: query.Settings{AllowWrites: writes}})
 		ct, st := mcp.NewInMemoryTransports()
 		ctx := context.Background()
 		ss, err := s.Connect(ctx, st, nil)

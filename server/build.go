@@ -64,12 +64,12 @@ type Config struct {
 	ReadOnly bool
 	// Apps (--apps) says which clients see tools linked to the MCP App.
 	Apps Apps
-	// Limits are query's settings: --allow-writes, its limits on queries
+	// Settings are query's: --allow-writes, its limits on queries
 	// and results (--max-bytes-billed, --default-max-rows, --max-rows,
 	// --max-result-bytes, --query-timeout, --max-query-timeout,
 	// --max-wait, --confirm-above-bytes) and prices (--price-per-tib,
 	// --price-per-tib-by-location, --billing, --slot-hour-price).
-	query.Limits
+	query.Settings
 	// MaxConcurrentCalls (--max-concurrent-calls) bounds the tool calls
 	// running at once; beyond it a call fails at once with a retryable
 	// UNAVAILABLE. Zero: no bound.
@@ -120,7 +120,7 @@ func Defaults() Config {
 		Auth:     auth.ADC,
 		Toolsets: DefaultToolsets(),
 		Apps:     AppsAuto,
-		Limits:   query.Limits{PricePerTiB: cost.DefaultPerTiBUSD, Billing: cost.OnDemand, SlotHourPrice: cost.DefaultSlotHourUSD}.WithDefaults(),
+		Settings: query.Settings{Prices: cost.Prices{Billing: cost.OnDemand, PricePerTiB: cost.DefaultPerTiBUSD, SlotHourPrice: cost.DefaultSlotHourUSD}}.WithDefaults(),
 		// A few dozen queries stream their results at once on one
 		// 1-CPU Cloud Run instance; more would only queue behind them.
 		MaxConcurrentCalls: 64,
@@ -144,7 +144,7 @@ func (c Config) Validate() error {
 	if c.MaxResultBytes < 1024 {
 		problems = append(problems, "max-result-bytes must be at least 1024")
 	}
-	if err := c.Prices().Validate(); err != nil {
+	if err := c.Prices.Validate(); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if c.QueryTimeout <= 0 || c.MaxQueryTimeout < c.QueryTimeout {
@@ -293,13 +293,13 @@ func Build(ctx context.Context, cfg Config) (*Backend, error) {
 	sch := schema.NewService(schema.Config{
 		Client: client, REST: rest, Executor: runner, Cache: cache,
 		Identity: string(id.Mode) + ":" + id.Principal, Project: cfg.Project,
-		Datasets: datasets, Budget: state, Limits: cfg.Limits.Limits,
+		Datasets: datasets, Budget: state, Caps: cfg.Caps,
 	})
 	svc := Services{
 		Schema: sch,
 		Query: query.NewService(query.Config{
 			Client: client, REST: rest, Executor: runner,
-			Project: cfg.Project, Location: cfg.Location, Limits: cfg.Limits,
+			Project: cfg.Project, Location: cfg.Location, Settings: cfg.Settings,
 			Datasets: datasets, Connections: connections, KMSKeys: kmsKeys, ExportGCS: cfg.Export.GCS,
 			State: state, WholeResult: wholeResult(cfg),
 			// In oauth mode IAM already tells users apart; the records

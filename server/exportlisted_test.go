@@ -14,7 +14,7 @@ func TestCutResultsNameExportOnlyWhenListed(t *testing.T) {
 	all := []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
 	sawListed := false
 	for _, sets := range [][]Toolset{nil, {ToolsetQuery}, {ToolsetExport}, {ToolsetQuery, ToolsetExport}, all} {
-		for _, mode := range []Config{{}, {Limits: query.Limits{AllowWrites: true}}, {ReadOnly: true}} {
+		for _, mode := range []Config{{}, {Settings: query.Settings{AllowWrites: true}}, {ReadOnly: true}} {
 			opts := mode
 			opts.Toolsets = sets
 			got, _ := listTools(t, opts)

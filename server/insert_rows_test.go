@@ -21,7 +21,7 @@ func TestInsertRowsRefusesBadRowsBeforeAnyRequest(t *testing.T) {
 	ctx := context.Background()
 	svc := Services{Insert: insert.NewService(insert.Config{Project: "p"})}
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := New(svc, Config{Limits: query.Limits{AllowWrites: true}, Toolsets: []Toolset{ToolsetWrite}}).Connect(ctx, st, nil)
+	ss, err := New(svc, Config{Settings: query.Settings{AllowWrites: true}, Toolsets: []Toolset{ToolsetWrite}}).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func toolSamples() map[string]any {
 	cols := bqtype.Columns(rowSchema)
 	// 10 MiB billed at the table's US price: $0.0000596, to the hundredth
 	// of a cent.
-	samplePrice := cost.Prices{PerTiB: cost.DefaultPerTiBUSD}.For("US")
+	samplePrice := cost.Prices{PricePerTiB: cost.DefaultPerTiBUSD}.For("US")
 	sampleCost, _ := samplePrice.FromBytes(10485760)
 	return map[string]any{
 		"get_table_schema": &schema.TableSchema{Table: "demo-project.shop.wide", Type: "TABLE",

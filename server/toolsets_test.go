@@ -69,10 +69,10 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 		want []string
 	}{
 		{"default", Config{}, sorted(schemaTools, queryTools, jobTools, always)},
-		{"default with writes", Config{Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, always)},
+		{"default with writes", Config{Settings: query.Settings{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, always)},
 		{"query only", Config{Toolsets: []Toolset{ToolsetQuery}}, sorted(queryTools, always)},
-		{"schema and write", Config{Toolsets: []Toolset{ToolsetSchema, ToolsetWrite}, Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, []string{"insert_rows"}, always)},
-		{"all with writes", Config{Toolsets: all, Limits: query.Limits{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows", "export_results"}, always)},
+		{"schema and write", Config{Toolsets: []Toolset{ToolsetSchema, ToolsetWrite}, Settings: query.Settings{AllowWrites: true}}, sorted(schemaTools, []string{"insert_rows"}, always)},
+		{"all with writes", Config{Toolsets: all, Settings: query.Settings{AllowWrites: true}}, sorted(schemaTools, queryTools, jobTools, []string{"insert_rows", "export_results"}, always)},
 		// Config.Validate refuses this; New still never lists insert_rows
 		// on a server that would refuse it. export_results needs no
 		// --allow-writes: it runs only SELECTs.
@@ -85,7 +85,7 @@ func TestToolsetsChooseTheListedTools(t *testing.T) {
 		{"read-only, export", Config{ReadOnly: true, Toolsets: []Toolset{ToolsetQuery, ToolsetExport}}, sorted(queryTools, []string{"export_results"}, always)},
 		// Also refused by Config.Validate. Were it allowed, execute_sql
 		// would be annotated as writing, and read-only would hide it.
-		{"read-only with writes", Config{ReadOnly: true, Limits: query.Limits{AllowWrites: true}, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job", "export_results"}, always)},
+		{"read-only with writes", Config{ReadOnly: true, Settings: query.Settings{AllowWrites: true}, Toolsets: all}, sorted(schemaTools, []string{"dry_run_sql", "get_query_results", "get_job", "export_results"}, always)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, instr := listTools(t, c.opts)

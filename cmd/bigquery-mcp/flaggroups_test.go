@@ -123,7 +123,7 @@ var fieldTestValues = map[string]string{
 // TestFlagFillsFieldNamedAfterIt sets each flag alone and finds the
 // fields of the parsed settings that change: one of them must be named
 // after the flag, case and hyphens aside, by its own name or by its path's
-// last names. --max-rows fills Config.Limits.MaxRows (its name),
+// last names. --max-rows fills Config.Settings.Caps.MaxRows (its name),
 // --export-dir fills Config.Export.Dir (Export.Dir), --breaker-open
 // Config.Resilience.Breaker.Open, and --retry-query-attempts
 // Config.Resilience.Retry[query].Attempts (a map's key counts as a name).
@@ -198,7 +198,7 @@ func TestNamedAfter(t *testing.T) {
 		flag, path, name string
 		want             bool
 	}{
-		{"max-rows", "Config.Limits.Limits.MaxRows", "MaxRows", true},
+		{"max-rows", "Config.Settings.Caps.MaxRows", "MaxRows", true},
 		{"export-dir", "Config.Export.Dir", "Dir", true},
 		{"retry-query-attempts", "Config.Resilience.Retry[query].Attempts", "Attempts", true},
 		{"job-labels", "Config.Governance.JobLabels[team]", "JobLabels", true},

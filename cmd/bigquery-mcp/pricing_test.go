@@ -31,7 +31,7 @@ func TestPricingFlags(t *testing.T) {
 		len(s.PricePerTiBByLocation) != 2 || s.PricePerTiBByLocation["europe-west2"] != 7.82 || s.PricePerTiBByLocation["asia-northeast1"] != 7.5 {
 		t.Errorf("flags: billing %q, %v/slot-hour, %v/TiB, by location %v", s.Billing, s.SlotHourPrice, s.PricePerTiB, s.PricePerTiBByLocation)
 	}
-	if p := s.Prices().For("EUROPE-WEST2"); p.Billing != cost.Editions || p.SlotHourUSD != 0.04 {
+	if p := s.Prices.For("EUROPE-WEST2"); p.Billing != cost.Editions || p.SlotHourUSD != 0.04 {
 		t.Errorf("editions price %+v", p)
 	}
 
