@@ -66,6 +66,7 @@ func parseFilter(src string) (*filter, error) {
 			continue
 		case t.Kind == sqltext.String:
 		case t.Kind == sqltext.Word && t.Text[0] >= '0' && t.Text[0] <= '9':
+		case t.IsPunct('.') && decimalPoint(toks, i):
 		case t.Kind == sqltext.Word && allowedWord(t.Text):
 		case t.Kind == sqltext.Punct && len(t.Text) == 1 && strings.Contains("()=<>!+-*/|,", t.Text):
 			if t.Text == "(" {
@@ -87,6 +88,19 @@ func parseFilter(src string) (*filter, error) {
 		return nil, refuse(src, "it is empty")
 	}
 	return f, nil
+}
+
+// decimalPoint reports whether the '.' at toks[i] is inside a number
+// (1.5, .5): the lexer reads a number's digits as words around it.
+func decimalPoint(toks []sqltext.Token, i int) bool {
+	digits := func(t sqltext.Token) bool { return t.Kind == sqltext.Word && t.Text[0] >= '0' && t.Text[0] <= '9' }
+	if i+1 >= len(toks) || !digits(toks[i+1]) || toks[i+1].Start != toks[i].End {
+		return false
+	}
+	if i == 0 || toks[i-1].End != toks[i].Start {
+		return true
+	}
+	return digits(toks[i-1])
 }
 
 // readTemplate reads `{{ Kind('name'[, 'grain']) [.grain('g')] }}` from
