@@ -41,6 +41,9 @@ func TestMain(m *testing.M) {
 }
 
 func runMain(m *testing.M) int {
+	if path := os.Getenv(shopEmulatorEnv); path != "" {
+		return serveShopEmulator(path)
+	}
 	ctx := context.Background()
 	var err error
 	emu, err = emulator.Start(ctx)
