@@ -15,8 +15,8 @@ OUT = os.path.join(os.path.dirname(HERE), "data.yaml")
 
 START = dt.date(2024, 1, 1)
 END = dt.date(2025, 6, 30)
-SPINE_START = dt.date(2023, 7, 1)
-SPINE_END = dt.date(2025, 12, 31)
+SPINE_START = dt.date(2023, 12, 1)
+SPINE_END = dt.date(2025, 7, 31)
 
 COUNTRIES = [
     ("DE", "Europe", "Germany", "EU"),
@@ -81,7 +81,7 @@ def main() -> None:
              "opened_date": signup}
         )
     orders = []
-    for oid in range(1, 261):
+    for oid in range(1, 161):
         c = rnd.choice(customers)
         first = max(START, c["signup_date"])
         ordered = first + dt.timedelta(days=rnd.randrange(days(first, END) + 1))
