@@ -19,28 +19,28 @@ type rejection struct {
 	id json.RawMessage
 }
 
-// check decides what happens to one line of input: nil means it is a
-// well-formed JSON-RPC 2.0 message to pass on; otherwise the rejection says
-// how to answer it. It never recurses, so no input can exhaust the stack,
+// check decides what happens to one line of input: a nil rejection means
+// it is a well-formed JSON-RPC 2.0 message to pass on, the message the SDK's
+// decoder made of it; otherwise the rejection says how to answer it. It never recurses, so no input can exhaust the stack,
 // and it accepts only what the SDK's own decoder accepts, so a line it passes
 // can never end the session.
-func check(line []byte, maxDepth int) *rejection {
+func check(line []byte, maxDepth int) (jsonrpc.Message, *rejection) {
 	if d := depth(line); d > maxDepth {
-		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth), id: leadingRequestID(line)}
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth), id: leadingRequestID(line)}
 	}
 	if !json.Valid(line) {
-		return &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}
+		return nil, &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}
 	}
 	switch line[0] {
 	case '{':
 	case '[':
-		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: batches are not supported; send one JSON-RPC message per line"}
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: batches are not supported; send one JSON-RPC message per line"}
 	default:
-		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: a JSON-RPC message is a JSON object"}
+		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: a JSON-RPC message is a JSON object"}
 	}
 	var m map[string]json.RawMessage // exact, case-sensitive member names
 	if err := json.Unmarshal(line, &m); err != nil {
-		return &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}
+		return nil, &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}
 	}
 	id, hasID := m["id"]
 	method, isRequest := m["method"]
@@ -55,39 +55,40 @@ func check(line []byte, maxDepth int) *rejection {
 	}
 	var version string
 	if v := m["jsonrpc"]; len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &version) != nil || version != "2.0" {
-		return invalid(`"jsonrpc" must be "2.0"`)
+		return nil, invalid(`"jsonrpc" must be "2.0"`)
 	}
 	if hasID && !validID(id) {
-		return invalid(`"id" must be a string or an integer`)
+		return nil, invalid(`"id" must be a string or an integer`)
 	}
 	_, hasResult := m["result"]
 	_, hasError := m["error"]
 	if isRequest {
 		if len(method) == 0 || method[0] != '"' {
-			return invalid(`"method" must be a string`)
+			return nil, invalid(`"method" must be a string`)
 		}
 		if p, ok := m["params"]; ok && !isObject(p) {
-			return invalid(`"params" must be an object`)
+			return nil, invalid(`"params" must be an object`)
 		}
 		if hasResult || hasError {
-			return invalid(`a request has no "result" or "error"`)
+			return nil, invalid(`a request has no "result" or "error"`)
 		}
 	} else {
 		switch {
 		case !hasID:
-			return invalid(`a message without "method" is a response and needs an "id"`)
+			return nil, invalid(`a message without "method" is a response and needs an "id"`)
 		case hasResult == hasError:
-			return invalid(`a response has exactly one of "result" and "error"`)
+			return nil, invalid(`a response has exactly one of "result" and "error"`)
 		case hasError && !validErrorObject(m["error"]):
-			return invalid(`"error" must be an object with an integer "code" and a string "message"`)
+			return nil, invalid(`"error" must be an object with an integer "code" and a string "message"`)
 		}
 	}
 	// The SDK's decoder is the final word: anything it would refuse would
 	// end the session, so it is answered here instead.
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return invalid("the message cannot be decoded")
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, invalid("the message cannot be decoded")
 	}
-	return nil
+	return msg, nil
 }
 
 // validID reports whether raw is an id MCP allows: a string or an integer

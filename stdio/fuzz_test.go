@@ -12,7 +12,7 @@ import (
 
 // FuzzLines feeds arbitrary bytes to the filter and then to a real server.
 // The filter must account for every non-blank line exactly once (passed on
-// or answered with -32700/-32600), pass on only what the SDK can decode, and
+// or answered with -32700/-32600), pass on only what the SDK decoded, and
 // the server must still answer a ping afterwards.
 //
 //	go test -fuzz FuzzLines ./stdio
@@ -34,8 +34,10 @@ func FuzzLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const maxLine, maxDepth = 512, 16
-		var passed, replies bytes.Buffer
-		fl := &filter{in: bytes.NewReader(data), pass: &passed, out: &replies, maxLine: maxLine, maxDepth: maxDepth}
+		var replies bytes.Buffer
+		var passed []jsonrpc.Message
+		pass := func(m jsonrpc.Message) error { passed = append(passed, m); return nil }
+		fl := &filter{in: bytes.NewReader(data), pass: pass, out: &replies, maxLine: maxLine, maxDepth: maxDepth}
 		if err := fl.run(); err != nil {
 			t.Fatalf("run: %v", err)
 		}
@@ -46,10 +48,14 @@ func FuzzLines(f *testing.F) {
 			}
 		}
 		got := 0
-		for _, l := range lines(passed.Bytes()) {
+		for _, m := range passed {
 			got++
-			if _, err := jsonrpc.DecodeMessage(l); err != nil {
-				t.Errorf("passed on a line the SDK cannot decode (%v): %q", err, l)
+			// What is passed on is the SDK's own decoding of the line, and
+			// the SDK can write it back.
+			if m == nil {
+				t.Error("passed on no message")
+			} else if _, err := jsonrpc.EncodeMessage(m); err != nil {
+				t.Errorf("passed on a message the SDK cannot encode (%v): %#v", err, m)
 			}
 		}
 		for _, l := range lines(replies.Bytes()) {

@@ -7,9 +7,11 @@
 // it: every line is checked (bounded size, bounded nesting, the JSON-RPC 2.0
 // envelope) and a bad line is answered with a JSON-RPC error (-32700 or
 // -32600, with the request's id when it can be read from the line's start,
-// else id null) while the SDK only ever sees lines it can decode. Replies
-// and the SDK's own output share one serialized writer, so output lines
-// never interleave.
+// else id null) while the SDK only ever sees messages it can decode: the
+// ones the check decoded with the SDK's own decoder, handed over as they
+// are (the SDK's IOTransport would read and decode each line twice more).
+// Replies and the SDK's own output share one serialized writer, so output
+// lines never interleave.
 package stdio
 
 import (
@@ -51,25 +53,21 @@ type Transport struct {
 	Logger *slog.Logger
 }
 
-// Connect starts the filter and returns the SDK's own newline-delimited
-// connection reading the filtered stream, so every valid message is handled
-// exactly as the SDK handles stdio.
+// Connect starts the filter and returns the connection the SDK reads the
+// filtered messages from and writes its own to, one line each, as its
+// IOTransport does for a single (non-batch) message.
 func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
-	out := &lockedWriter{w: t.Writer}
-	pr, pw := io.Pipe()
+	c := &conn{out: &lockedWriter{w: t.Writer}, incoming: make(chan jsonrpc.Message), closed: make(chan struct{})}
 	f := &filter{
 		in:       t.Reader,
-		pass:     pw,
-		out:      out,
+		pass:     c.deliver,
+		out:      c.out,
 		maxLine:  orDefault(t.MaxLineBytes, DefaultMaxLineBytes),
 		maxDepth: orDefault(t.MaxDepth, DefaultMaxDepth),
 		log:      t.Logger,
 	}
-	go func() { pw.CloseWithError(f.run()) }()
-	// The SDK never sees a line longer than maxLine, so its own limit is
-	// only a backstop.
-	inner := &mcp.IOTransport{Reader: pr, Writer: nopCloser{out}, MaxLineLength: f.maxLine + 1}
-	return inner.Connect(ctx)
+	go func() { c.end(f.run()) }()
+	return c, nil
 }
 
 func orDefault(v, def int) int {
@@ -79,10 +77,11 @@ func orDefault(v, def int) int {
 	return def
 }
 
-// filter copies valid lines from in to pass and answers the others on out.
+// filter hands the messages of valid lines from in to pass and answers the
+// other lines on out.
 type filter struct {
 	in       io.Reader
-	pass     io.Writer
+	pass     func(jsonrpc.Message) error
 	out      io.Writer
 	maxLine  int
 	maxDepth int
@@ -113,7 +112,10 @@ func (f *filter) run() error {
 
 // handle passes one line on or answers it.
 func (f *filter) handle(line []byte, tooLong bool) error {
-	var rej *rejection
+	var (
+		msg jsonrpc.Message
+		rej *rejection
+	)
 	if tooLong {
 		rej = &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: line longer than %d bytes", f.maxLine), id: leadingRequestID(trimSpace(line))}
 	} else {
@@ -121,11 +123,10 @@ func (f *filter) handle(line []byte, tooLong bool) error {
 		if len(line) == 0 {
 			return nil // blank lines carry nothing; the SDK skips them too
 		}
-		rej = check(line, f.maxDepth)
+		msg, rej = check(line, f.maxDepth)
 	}
 	if rej == nil {
-		_, err := f.pass.Write(append(line, '\n'))
-		return err
+		return f.pass(msg)
 	}
 	if f.log != nil {
 		f.log.Warn("stdio: rejected an input line", "code", rej.code, "bytes", len(line), "too_long", tooLong)
@@ -179,7 +180,77 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// nopCloser keeps the SDK from closing the process's stdout.
-type nopCloser struct{ io.Writer }
+// conn is the SDK's side of the transport: Read returns the messages the
+// filter passed, Write writes one message a line through the writer the
+// filter's replies share.
+type conn struct {
+	out      *lockedWriter
+	incoming chan jsonrpc.Message
+	// err is why the filter stopped (io.EOF when stdin ended), set before
+	// incoming is closed.
+	err       error
+	closed    chan struct{}
+	closeOnce sync.Once
+}
 
-func (nopCloser) Close() error { return nil }
+// deliver hands m to Read; it fails once the SDK closed the connection,
+// which stops the filter.
+func (c *conn) deliver(m jsonrpc.Message) error {
+	select {
+	case c.incoming <- m:
+		return nil
+	case <-c.closed:
+		return io.ErrClosedPipe
+	}
+}
+
+// end records why the filter stopped and lets Read return it.
+func (c *conn) end(err error) {
+	if err == nil {
+		err = io.EOF
+	}
+	c.err = err
+	close(c.incoming)
+}
+
+func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case m, ok := <-c.incoming:
+		if !ok {
+			return nil, c.err
+		}
+		return m, nil
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *conn) Write(ctx context.Context, m jsonrpc.Message) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	data, err := jsonrpc.EncodeMessage(m)
+	if err != nil {
+		return fmt.Errorf("encoding a message: %w", err)
+	}
+	_, err = c.out.Write(append(data, '\n'))
+	return err
+}
+
+// Close stops Read; the process's stdout stays open. The filter stops at
+// its next line (a read of stdin cannot be interrupted).
+func (c *conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+func (c *conn) SessionID() string { return "" }
