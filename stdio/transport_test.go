@@ -16,14 +16,14 @@ import (
 // session is a real go-sdk server behind Transport, driven line by line the
 // way an MCP host drives the binary's stdin and stdout.
 type session struct {
-	t     *testing.T
+	t     testing.TB
 	in    *io.PipeWriter
 	lines chan string
 	done  chan error
 	dead  bool // the server stopped reading or writing
 }
 
-func startSession(t *testing.T, tr *Transport) *session {
+func startSession(t testing.TB, tr *Transport) *session {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
