@@ -116,12 +116,13 @@ lint:
 ## the floor (integration_test/bench/floor: only the design card's packages,
 ## one tool) for start, memory at start and size, both built with
 ## BUILD_FLAGS and stripped; then the micro-benchmarks: a tool call's own
-## cost (server), the encoder, the executor and the SQL reader on the inputs
+## cost (server), a round trip through the stdio transport, the encoder, the
+## executor and the SQL reader on the inputs
 ## an attacker would choose (sqltext). CI does not run it; the integration
 ## target vets the harness.
 bench:
 	cd integration_test && $(EMULATOR_ENV) $(GO) run ./bench -build-flags '$(BUILD_FLAGS)' $(BENCH_FLAGS)
-	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/ ./semantic/
+	$(GO) test -run '^$$' -bench . -benchmem ./server ./query/... ./resilience/... ./governance/... ./export/... ./sqltext/ ./semantic/ ./stdio/
 	@echo "the MCP App: bundle size (as served, and its script unpacked), and 10,000 rows x 10 columns rendered in headless Chromium"
 	cd ui && PATH="$(NODE_BIN):$$PATH" node build.mjs --check
 	cd integration_test && PATH="$(NODE_BIN):$$PATH" $(EMULATOR_ENV) $(GO) test -count=1 -run 'TestAppInBrowser/10000_rows' -v . | grep -E '10,000 rows|^(ok|FAIL|---)'
