@@ -81,7 +81,7 @@ def main() -> None:
              "opened_date": signup}
         )
     orders = []
-    for oid in range(1, 161):
+    for oid in range(1, 91):
         c = rnd.choice(customers)
         first = max(START, c["signup_date"])
         ordered = first + dt.timedelta(days=rnd.randrange(days(first, END) + 1))

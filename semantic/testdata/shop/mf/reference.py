@@ -254,6 +254,10 @@ def main() -> None:
             ref["columns"], ref["rows"] = columns, rows
             ref["emulator_rows"] = emulated[name][1]
         print(f"{name}: {len(ref['rows'])} rows, {ref['computed_by']}", file=sys.stderr)
+        if not ref["rows"]:
+            failed.append(f"{name}: no rows: the query tests nothing")
+    if failed:
+        sys.exit("queries that failed:\n" + "\n".join(failed))
     outdir = os.path.join(SHOP, "reference")
     os.makedirs(outdir, exist_ok=True)
     for old in os.listdir(outdir):
