@@ -2,7 +2,7 @@ package sqltext
 
 import "sync"
 
-// parser is what one Parse or CheckReadOnly uses only while it runs, kept
+// parser is what one Parse uses only while it runs, kept
 // for the next (parsers): the token buffer, the statements' spans and the
 // readers, with the room they grew. A 1 MB text of one-byte tokens needs 8
 // MB of them, and allocating and clearing that much memory for each text

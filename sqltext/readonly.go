@@ -39,30 +39,15 @@ func (v *ReadOnlyViolation) Error() string {
 	return "read-only check failed: " + v.Reason
 }
 
-// CheckReadOnly returns nil when sql is exactly one statement that begins
+// ReadOnly returns nil when the text is exactly one statement that begins
 // (after comments, whitespace and opening parentheses) with SELECT or WITH,
-// and a *ReadOnlyViolation otherwise.
-//
-// A query is also refused when a data-modifying keyword (INSERT, UPDATE,
-// DELETE, MERGE) appears at its top level, which catches "WITH … DELETE …",
-// or when a pipe operator writes data ("|> EXPORT DATA", "|> INSERT",
-// "|> CREATE TABLE"). Columns or parameters that happen to share a name with
-// such a keyword must then be written `quoted` (t.update and @delete are fine).
-func CheckReadOnly(sql string) error {
-	var steps int
-	return checkReadOnlySQL(sql, &steps)
-}
-
-// checkReadOnlySQL is CheckReadOnly, adding its work to *steps.
-func checkReadOnlySQL(sql string, steps *int) error {
-	p := parsers.Get().(*parser)
-	defer p.release()
-	s, toks, incomplete := p.lex(sql, steps)
-	return checkReadOnly(s, toks, p.split(s, toks, steps), incomplete, steps)
-}
-
-// ReadOnly is CheckReadOnly on a text already lexed: Parse ran the check,
-// and ReadOnly answers from its verdict and Incomplete.
+// temporary functions allowed before it, and a *ReadOnlyViolation
+// otherwise. A query is also refused when a data-modifying keyword (INSERT,
+// UPDATE, DELETE, MERGE) appears at its top level, which catches "WITH …
+// DELETE …", or when a pipe operator writes data ("|> EXPORT DATA",
+// "|> INSERT", "|> CREATE TABLE"); columns or parameters that share a name
+// with such a keyword must then be written `quoted`. Parse ran the check;
+// ReadOnly answers from its verdict and Incomplete.
 func (t *Text) ReadOnly() error {
 	switch {
 	case !t.parsed:
@@ -227,17 +212,10 @@ func writesIn(s *source, st []token, topDepth int, steps *int) (dml, pipe, expor
 	return dml, pipe, export
 }
 
-// LeadingKeyword returns the first word of a statement, upper-cased and
-// capped, after any opening parentheses, together with the parenthesis depth
-// it sits at. Words that start with a digit are numbers, not keywords.
-func LeadingKeyword(st []Token) (kw string, depth int) {
-	var steps int
-	s, compact := fromTokens(st)
-	return leadingKeyword(s, compact, &steps)
-}
-
-// leadingKeyword is LeadingKeyword on the readers' tokens, adding one step
-// per token it looks at.
+// leadingKeyword is the first word of a statement, upper-cased and capped,
+// after any opening parentheses, with the parenthesis depth it sits at
+// (words that start with a digit are numbers, not keywords), adding one
+// step per token it looks at.
 func leadingKeyword(s *source, st []token, steps *int) (kw string, depth int) {
 	for _, t := range st {
 		*steps++

@@ -4,25 +4,14 @@ import (
 	"slices"
 )
 
-// Split groups tokens into statements separated by ';', dropping empty
-// ones. Every returned group has at least one token. A CREATE PROCEDURE is
-// one statement, with the semicolons of its BEGIN … END body inside it.
-func Split(toks []Token) [][]Token {
-	var steps int
-	s, compact := fromTokens(toks)
-	var stmts [][]Token
-	for _, sp := range split(s, compact, nil, &steps, false) {
-		stmts = append(stmts, toks[sp.start:sp.end])
-	}
-	return stmts
-}
-
 // span is one statement's tokens, toks[start:end].
 type span struct{ start, end int32 }
 
 func (sp span) of(toks []token) []token { return toks[sp.start:sp.end] }
 
-// split is Split on the readers' tokens, returning the statements' spans
+// split groups the readers' tokens into statements separated by ';',
+// dropping empty ones (a CREATE PROCEDURE is one statement, with the
+// semicolons of its BEGIN … END body inside it), returning their spans
 // (a text may have as many statements as it has bytes: a span holds no
 // pointer, and is a third of a slice's size) in buf's room. It adds one
 // step per token to *steps. A semicolon inside a block (BEGIN … END,
