@@ -5,8 +5,6 @@ package sqltext
 // asks its Text (ReadOnly, Statements); these read a string or Tokens
 // again for each call.
 
-import "strings"
-
 // CheckReadOnly returns nil when sql is exactly one statement that begins
 // (after comments, whitespace and opening parentheses) with SELECT or WITH,
 // and a *ReadOnlyViolation otherwise.
@@ -36,55 +34,4 @@ func LeadingKeyword(st []Token) (kw string, depth int) {
 	var steps int
 	s, compact := fromTokens(st)
 	return leadingKeyword(s, compact, &steps)
-}
-
-// Split groups tokens into statements separated by ';', dropping empty
-// ones. Every returned group has at least one token. A CREATE PROCEDURE is
-// one statement, with the semicolons of its BEGIN … END body inside it.
-func Split(toks []Token) [][]Token {
-	var steps int
-	s, compact := fromTokens(toks)
-	var stmts [][]Token
-	for _, sp := range split(s, compact, nil, &steps, false) {
-		stmts = append(stmts, toks[sp.start:sp.end])
-	}
-	return stmts
-}
-
-// fromTokens makes Tokens (Split's and LeadingKeyword's arguments) the
-// readers' tokens, over a source of their texts, one space apart. Their
-// kinds, texts and names are kept, not where they stood: only the readers
-// that compare words and punctuation take them.
-func fromTokens(toks []Token) (*source, []token) {
-	var b strings.Builder
-	s := &source{names: map[int32]string{}}
-	out := make([]token, len(toks))
-	for i, t := range toks {
-		start := b.Len()
-		b.WriteString(t.Text)
-		if t.Kind == Punct {
-			// A Token from Lex is one rune; of any other, only a
-			// one-byte punctuation is compared.
-			n, c := len(t.Text), byte(0)
-			if n == 1 {
-				c = t.Text[0]
-			} else if n > 4 {
-				n = 0
-			}
-			out[i] = newPunct(start, n, c)
-		} else {
-			out[i] = newToken(t.Kind, start, b.Len())
-		}
-		if t.BadEscape {
-			out[i].meta |= flagBad
-			s.bad = true
-		}
-		if t.Kind == QuotedIdent {
-			out[i].meta |= flagNamed
-			s.names[int32(start)] = t.Value
-		}
-		b.WriteByte(' ')
-	}
-	s.sql = b.String()
-	return s, out
 }
