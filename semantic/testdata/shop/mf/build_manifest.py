@@ -84,6 +84,9 @@ def main() -> None:
     for ts in doc["project_configuration"]["time_spines"]:
         nr = ts["node_relation"]
         nr["relation_name"] = f"`{nr['database']}`.`{nr['schema_name']}`.`{nr['alias']}`"
+    for m in doc["metrics"]:
+        # dbt-core fills input_measures from a set: sorted, the file is stable.
+        m["type_params"]["input_measures"].sort(key=lambda x: x["name"])
     doc["semantic_models"].sort(key=lambda m: m["name"])
     doc["metrics"].sort(key=lambda m: m["name"])
     with open(os.path.join(SHOP, "semantic_manifest.json"), "w") as f:
