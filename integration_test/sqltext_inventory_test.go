@@ -179,14 +179,12 @@ func invCompare(sql string, names []zetaName) invOutcome {
 	if o.text.Incomplete != "" {
 		return o
 	}
-	toks, _ := sqltext.Lex(sql)
-	groups := sqltext.Split(toks)
 	merged := len(o.text.Statements) == 1 && o.text.Statements[0].TempFunctions > 0
 	seen := map[string]bool{}
 	for _, n := range names {
 		i := 0
 		if n.Offset >= 0 {
-			i = statementAt(groups, n.Offset)
+			i = statementAt(o.text.Statements, n.Offset)
 		}
 		if merged && i >= 0 {
 			i = 0

@@ -577,10 +577,8 @@ func compareOracle(sql string, mutate func(*sqltext.Text)) oracleResult {
 	if r.zetaStmts > len(r.text.Statements) && !(merged && r.zetaStmts == r.text.Statements[0].TempFunctions+1) {
 		r.problems = append(r.problems, fmt.Sprintf("ZetaSQL reads %d statements, the reader %d", r.zetaStmts, len(r.text.Statements)))
 	}
-	toks, _ := sqltext.Lex(sql)
-	groups := sqltext.Split(toks)
 	for _, n := range r.names {
-		i := statementAt(groups, n.Offset)
+		i := statementAt(r.text.Statements, n.Offset)
 		if merged && i >= 0 {
 			i = 0
 		}
@@ -618,9 +616,9 @@ func hasNULIdentifier(sql string) bool {
 }
 
 // statementAt is the index of the reader's statement whose tokens span off.
-func statementAt(groups [][]sqltext.Token, off int) int {
-	for i, g := range groups {
-		if off >= g[0].Start && off < g[len(g)-1].End {
+func statementAt(stmts []sqltext.Statement, off int) int {
+	for i, st := range stmts {
+		if off >= st.Start && off < st.End {
 			return i
 		}
 	}
@@ -1230,19 +1228,22 @@ func TestSQLTextOracleCatchesMisses(t *testing.T) {
 	// ZetaSQL's position writes, is reported too.
 	const sql = "DROP TABLE secret.t"
 	r := compareOracle(sql, func(text *sqltext.Text) {
-		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Model, Path: []string{"secret", "t"}, Write: true}}}
+		st := text.Statements[0] // where it stands is kept
+		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Start: st.Start, End: st.End, Objects: []sqltext.Object{{Kind: sqltext.Model, Path: []string{"secret", "t"}, Write: true}}}
 	})
 	if len(r.problems) != 1 || !strings.Contains(r.problems[0], "as a model, not a table") {
 		t.Errorf("kind mismatch: problems %q", r.problems)
 	}
 	r = compareOracle(sql, func(text *sqltext.Text) {
-		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}}}}
+		st := text.Statements[0] // where it stands is kept
+		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Start: st.Start, End: st.End, Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}}}}
 	})
 	if len(r.problems) != 1 || !strings.Contains(r.problems[0], "not as written") {
 		t.Errorf("write missed: problems %q", r.problems)
 	}
 	r = compareOracle(sql, func(text *sqltext.Text) {
-		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}, Write: true}}}
+		st := text.Statements[0] // where it stands is kept
+		text.Statements[0] = sqltext.Statement{Kind: "DROP TABLE", Start: st.Start, End: st.End, Objects: []sqltext.Object{{Kind: sqltext.Table, Path: []string{"SECRET", "T"}, Write: true}}}
 	})
 	if len(r.problems) != 0 {
 		t.Errorf("a reader naming the table (in another case) is reported: %q", r.problems)

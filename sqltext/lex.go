@@ -148,44 +148,6 @@ func (s *source) token(t token) Token {
 	return Token{Kind: t.kind(), Start: int(t.start), End: int(t.end()), Text: s.text(t), Value: s.value(t), BadEscape: t.bad()}
 }
 
-// fromTokens makes Tokens (Split's and LeadingKeyword's arguments) the
-// readers' tokens, over a source of their texts, one space apart. Their
-// kinds, texts and names are kept, not where they stood: only the readers
-// that compare words and punctuation take them.
-func fromTokens(toks []Token) (*source, []token) {
-	var b strings.Builder
-	s := &source{names: map[int32]string{}}
-	out := make([]token, len(toks))
-	for i, t := range toks {
-		start := b.Len()
-		b.WriteString(t.Text)
-		if t.Kind == Punct {
-			// A Token from Lex is one rune; of any other, only a
-			// one-byte punctuation is compared.
-			n, c := len(t.Text), byte(0)
-			if n == 1 {
-				c = t.Text[0]
-			} else if n > 4 {
-				n = 0
-			}
-			out[i] = newPunct(start, n, c)
-		} else {
-			out[i] = newToken(t.Kind, start, b.Len())
-		}
-		if t.BadEscape {
-			out[i].meta |= flagBad
-			s.bad = true
-		}
-		if t.Kind == QuotedIdent {
-			out[i].meta |= flagNamed
-			s.names[int32(start)] = t.Value
-		}
-		b.WriteByte(' ')
-	}
-	s.sql = b.String()
-	return s, out
-}
-
 // Lex tokenises GoogleSQL, dropping whitespace and comments. It follows
 // BigQuery's lexer (ZetaSQL's flex_tokenizer.l) on every rule that decides
 // where a token ends:

@@ -229,7 +229,7 @@ func withTempFunctions(stmts []Statement) []Statement {
 			return stmts
 		}
 	}
-	q := Statement{Kind: "SELECT", TempFunctions: n - 1}
+	q := Statement{Kind: "SELECT", TempFunctions: n - 1, Start: stmts[0].Start, End: stmts[n-1].End}
 	seen := map[string]bool{}
 	for _, st := range stmts {
 		for _, o := range st.Objects {

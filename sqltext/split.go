@@ -4,20 +4,6 @@ import (
 	"slices"
 )
 
-// Split groups tokens into statements separated by ';', dropping empty
-// ones (the integration tests line ZetaSQL's statements up with the
-// reader's by it). Every returned group has at least one token. A CREATE PROCEDURE is
-// one statement, with the semicolons of its BEGIN … END body inside it.
-func Split(toks []Token) [][]Token {
-	var steps int
-	s, compact := fromTokens(toks)
-	var stmts [][]Token
-	for _, sp := range split(s, compact, nil, &steps, false) {
-		stmts = append(stmts, toks[sp.start:sp.end])
-	}
-	return stmts
-}
-
 // span is one statement's tokens, toks[start:end].
 type span struct{ start, end int32 }
 

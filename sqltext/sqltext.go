@@ -111,6 +111,11 @@ type Statement struct {
 	// Parse reads them as one Statement whose objects include those their
 	// bodies name.
 	TempFunctions int
+	// Start and End are the byte offsets in the text of the statement's
+	// first token and just past its last (of the temporary functions' and
+	// the query's together when they are read as one), for a caller that
+	// lines the statements up with another parser's.
+	Start, End int
 	// Unplaced explains what the reader could not account for: a statement
 	// kind it does not know, an object position it cannot read, a
 	// malformed escape. A caller that must know every name refuses the
@@ -189,7 +194,10 @@ func parse(sql string, steps *int) *Text {
 	}
 	a := arena{readers: p.readers}
 	for _, st := range stmts {
-		t.Statements = append(t.Statements, readStatement(s, st.of(toks), &a, steps))
+		span := st.of(toks)
+		rs := readStatement(s, span, &a, steps)
+		rs.Start, rs.End = int(span[0].start), int(span[len(span)-1].end())
+		t.Statements = append(t.Statements, rs)
 	}
 	p.readers = a.readers
 	t.Statements = withTempFunctions(t.Statements)
