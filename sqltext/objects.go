@@ -1,9 +1,5 @@
 package sqltext
 
-import (
-	"strings"
-)
-
 // object reads the path at i (after IF [NOT] EXISTS) as an object of kind
 // and returns the index after it. A position with no path is left alone.
 func (r *reader) object(toks []token, i int, kind ObjectKind, write bool) int {
@@ -29,7 +25,7 @@ func (r *reader) add(kind ObjectKind, path []string, write bool) {
 		r.st.InformationSchema = append(r.st.InformationSchema, r.arena.parts(r.arena.ref(path)))
 		return
 	}
-	if len(path) == 1 && r.ctes[strings.ToLower(path[0])] {
+	if len(path) == 1 && r.ctes[foldName(path[0])] {
 		return
 	}
 	r.objs.add(objectRec{path: r.arena.ref(path), kind: kind, write: write})

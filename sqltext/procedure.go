@@ -2,7 +2,6 @@ package sqltext
 
 import (
 	"slices"
-	"strings"
 )
 
 // Statements that hold statements: a CREATE PROCEDURE's BEGIN … END body,
@@ -198,7 +197,7 @@ func (r *reader) systemVariables() {
 		case t.isPunct('@') && i+1 < len(r.toks) && r.toks[i+1].isPunct('@'):
 			name := ""
 			if i+2 < len(r.toks) && r.toks[i+2].kind() == Word {
-				name = strings.ToLower(r.src.text(r.toks[i+2]))
+				name = foldName(r.src.text(r.toks[i+2]))
 			}
 			if !harmlessVariables[name] {
 				r.unplaced("a procedure's body sets the system variable @@" + name + ", which changes what its statements name or where they run")

@@ -3,7 +3,6 @@ package sqltext
 import (
 	"hash/maphash"
 	"slices"
-	"strings"
 )
 
 // frame is one level of parentheses (the statement itself is the outermost).
@@ -206,9 +205,28 @@ func (r *reader) lastDecl(key string) int32 {
 	return -1
 }
 
+// foldName returns name with its ASCII letters lower-cased, as BigQuery
+// compares range variables' and CTEs' names: only ASCII letters fold, so
+// strings.ToLower, which makes the Kelvin sign a k and a dotted capital I
+// an i, would let the alias `\u212Api` hide the dataset kpi.
+func foldName(name string) string {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(name)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return name
+}
+
 // declare makes name a range variable of the current frame.
 func (r *reader) declare(name string) {
-	key := strings.ToLower(name)
+	key := foldName(name)
 	top := int32(len(r.frames) - 1)
 	prev := r.lastDecl(key)
 	if prev >= 0 && r.decls[prev].frame == top {
@@ -319,7 +337,7 @@ func (r *reader) pop() (frame, *callState) {
 // innermost ones.
 func (r *reader) isRange(name string) bool {
 	r.steps++
-	d := r.lastDecl(strings.ToLower(name))
+	d := r.lastDecl(foldName(name))
 	scope := int32(0)
 	if len(r.scopes) > 0 {
 		scope = r.scopes[len(r.scopes)-1]

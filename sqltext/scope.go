@@ -118,7 +118,7 @@ func (r *reader) noteFromDecl(key string) {
 // select list's FROM declares later.
 func (r *reader) noteCandidate(path []string) {
 	if r.pre == nil && r.selecting > 0 && len(path) > 1 {
-		r.candidates = append(grow(r.candidates), strings.ToLower(path[0]))
+		r.candidates = append(grow(r.candidates), foldName(path[0]))
 	}
 }
 

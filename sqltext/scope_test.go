@@ -176,3 +176,30 @@ func TestDeleteTargetIsARangeVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasSpellingsHideNoTable (issue 35, red team): a quoted name with
+// dots is one identifier to BigQuery's name scope, never a range variable,
+// and names fold only in their ASCII letters, so neither spelling makes a
+// table of another dataset look like a correlated path or a CTE.
+func TestAliasSpellingsHideNoTable(t *testing.T) {
+	for _, c := range []struct{ sql, want string }{
+		{"SELECT 1 FROM sales.t AS secret, `secret.t`", "SELECT table:sales.t table:secret.t"},
+		{"SELECT (SELECT 1 FROM `secret.t`) FROM sales.t AS secret", "SELECT table:secret.t table:sales.t"},
+		{"SELECT 1 FROM sales.t AS secret WHERE EXISTS (SELECT 1 FROM `secret.t` AS o)", "SELECT table:sales.t table:secret.t"},
+		{"SELECT 1 FROM sales.t AS `\u212Api`, kpi.t", "SELECT table:sales.t table:kpi.t"},
+		{"SELECT (SELECT 1 FROM internal.t) FROM sales.t AS `\u0130NTERNAL`", "SELECT table:internal.t table:sales.t"},
+		{"WITH `\u212Api` AS (SELECT 1) SELECT * FROM kpi", "SELECT table:kpi"},
+		// What still correlates: separate parts, any ASCII case.
+		{"SELECT 1 FROM sales.t AS secret, `secret`.t", "SELECT table:sales.t"},
+		{"SELECT (SELECT 1 FROM SECRET.t) FROM sales.t AS Secret", "SELECT table:sales.t"},
+		{"WITH KPI AS (SELECT 1) SELECT * FROM kpi", "SELECT"},
+	} {
+		p := Parse(c.sql)
+		if len(p.Statements) != 1 {
+			t.Fatalf("%s: %d statements", c.sql, len(p.Statements))
+		}
+		if got := describe(p.Statements[0]); got != c.want {
+			t.Errorf("%s\n got %s\nwant %s", c.sql, got, c.want)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (r *reader) keyword(toks []token, i int, f *frame) (int, bool) {
 		if r.ctes == nil {
 			r.ctes = map[string]bool{}
 		}
-		r.ctes[strings.ToLower(r.src.value(toks[i]))] = true
+		r.ctes[foldName(r.src.value(toks[i]))] = true
 	}
 	return 0, false
 }
@@ -359,7 +359,12 @@ func (r *reader) fromItem(toks []token, i int) int {
 		r.itemParen = true
 		return next
 	}
-	if !(len(path) > 1 && r.isRange(path[0])) {
+	// A quoted name with dots (`secret.orders`) is one identifier for
+	// BigQuery's name scope, which it looks up among the range variables
+	// whole: it never names one, so it is a table even where its first
+	// part is an alias.
+	quotedDots := t.kind() == QuotedIdent && strings.IndexByte(r.src.value(t), '.') >= 0
+	if quotedDots || !(len(path) > 1 && r.isRange(path[0])) {
 		// Not alias.array_column (an implicit UNNEST of a range
 		// variable): a table.
 		r.add(Table, path, false)
