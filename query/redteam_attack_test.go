@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
 // Issue 35, fourth round: an attacker's spellings that try to make a table
@@ -72,7 +73,7 @@ func TestRedTeamScopes(t *testing.T) {
 		t.Run(sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, true)
 			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
-			if e, ok := bqerr.As(err); !ok || (e.Code != bqerr.PermissionDenied && e.Code != bqerr.InvalidArgument) {
+			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
 				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
 			}
 			if d, q, _ := fake.counts(); d != 0 || q != 0 {
@@ -80,6 +81,93 @@ func TestRedTeamScopes(t *testing.T) {
 			}
 			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
 				t.Error("dry_run_sql accepted it")
+			}
+		})
+	}
+}
+
+// TestRedTeamReachOuts: a Cloud KMS key built by an expression, given as
+// a parameter, bytes or parenthesized, or spelled outside --kms-keys
+// through quoting, case, comments, SAFE. or named arguments; an option
+// value that names an external dataset's source; project- and region-level
+// INFORMATION_SCHEMA in every quoting; each is refused with no dry run
+// and no job, by execute_sql and dry_run_sql.
+func TestRedTeamReachOuts(t *testing.T) {
+	keys, err := governance.ParseKMSKeys("projects/p/locations/us/keyRings/pii/cryptoKeys/*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const listed, other = "projects/p/locations/us/keyRings/pii/cryptoKeys/", "'gcp-kms://projects/o/locations/us/keyRings/r/cryptoKeys/k'"
+	for _, sql := range []string{
+		"SELECT KEYS.KEYSET_CHAIN(CONCAT('gcp-kms://', '" + listed + "k'), b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(FORMAT('%s', '" + listed + "k'), b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(@k, b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(b'gcp-kms://" + listed + "k', b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN('gcp-kms://" + listed + "k\\x2f..\\x2f..\\x2f..\\x2f..\\x2f..\\x2f..\\x2fo/locations/us/keyRings/r/cryptoKeys/k', b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN('gcp-kms://' '" + listed + "k', b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(('gcp-kms://" + listed + "k'), b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(kms_resource_name => " + other + ", first_level_keyset => b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(first_level_keyset => b'\\x01', kms_resource_name => " + other + ")",
+		"SELECT `KEYS`.KEYSET_CHAIN(" + other + ", b'\\x01')",
+		"SELECT `KEYS.KEYSET_CHAIN`(" + other + ", b'\\x01')",
+		"SELECT keys . keyset_chain(" + other + ", b'\\x01')",
+		"SELECT SAFE.KEYS.KEYSET_CHAIN(" + other + ", b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN /* c */ (" + other + ", b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN(r" + other + ", b'\\x01')",
+		"SELECT KEYS.KEYSET_CHAIN('''gcp-kms://projects/o/locations/us/keyRings/r/cryptoKeys/k''', b'\\x01')",
+		"SELECT DLP_DETERMINISTIC_ENCRYPT(SAFE.DLP_KEY_CHAIN(" + other + ", b'\\x01'), 'a', '', '')",
+		"SELECT DLP_DETERMINISTIC_ENCRYPT((DLP_KEY_CHAIN(" + other + ", b'\\x01')), 'a', '', '')",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (kms_key_name = CONCAT('" + listed + "', 'k'))",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (`kms_key_name` = 'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (KMS_KEY_NAME /* c */ = 'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (kms_key_name = r'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (kms_key_name = @k)",
+		"CREATE TABLE sales.t (n INT64) OPTIONS (kms_key_name = '" + listed + "k' || '')",
+		"ALTER TABLE sales.orders SET OPTIONS (kms_key_name = 'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"ALTER SCHEMA sales SET OPTIONS (default_kms_key_name = 'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"CREATE SCHEMA mkt_x OPTIONS (default_kms_key_name = 'projects/o/locations/us/keyRings/r/cryptoKeys/k')",
+		"CREATE SCHEMA mkt_x OPTIONS (external_source = 'google-cloudspanner:/projects/o/instances/i/databases/d')",
+		"CREATE EXTERNAL SCHEMA mkt_x OPTIONS (external_source = 'google-cloudspanner:/projects/o/instances/i/databases/d', location = 'us')",
+		"CREATE MODEL sales.m OPTIONS (model_type = 'ONNX', model_path = CONCAT('gs://', 'b/m.onnx'))",
+		"CREATE MODEL sales.m OPTIONS (MODEL_TYPE = 'TENSORFLOW', `MODEL_PATH` = 'gs://b/m/*')",
+		"CREATE MODEL sales.m OPTIONS (model_type = 'linear_reg', model_registry = 'vertex_ai') AS SELECT 1 AS label FROM sales.orders",
+		"CREATE MODEL sales.m OPTIONS (model_type = 'linear_reg', kms_key_name = 'projects/o/locations/us/keyRings/r/cryptoKeys/k') AS SELECT 1 AS label FROM sales.orders",
+		"CREATE MODEL sales.m REMOTE WITH CONNECTION DEFAULT OPTIONS (endpoint = 'gemini-2.0-flash')",
+		"CREATE PROCEDURE sales.p() BEGIN CREATE TABLE sales.t (n INT64) OPTIONS (kms_key_name = 'projects/o/locations/us/keyRings/r/cryptoKeys/k'); END",
+		"CREATE PROCEDURE sales.p() BEGIN SELECT KEYS.KEYSET_CHAIN(" + other + ", b'\\x01'); END",
+		"CREATE FUNCTION sales.f() AS ((SELECT KEYS.KEYSET_CHAIN(" + other + ", b'\\x01')))",
+		"CREATE TEMP FUNCTION f() AS (KEYS.KEYSET_CHAIN(" + other + ", b'\\x01')); SELECT f()",
+		"SELECT * FROM `region-us`.INFORMATION_SCHEMA.SCHEMATA",
+		"SELECT * FROM `region-us.INFORMATION_SCHEMA.SCHEMATA`",
+		"SELECT * FROM region-us.INFORMATION_SCHEMA.SCHEMATA",
+		"SELECT * FROM `o.region-us.INFORMATION_SCHEMA.TABLES`",
+		"SELECT * FROM `o`.`region-us`.INFORMATION_SCHEMA.TABLES",
+		"SELECT * FROM `p.region-us`.INFORMATION_SCHEMA.TABLES",
+		"SELECT * FROM `o.INFORMATION_SCHEMA.SCHEMATA`",
+		"SELECT * FROM `o`.INFORMATION_SCHEMA.SCHEMATA",
+		"SELECT * FROM `o.INFORMATION_SCHEMA`.SCHEMATA",
+		"SELECT * FROM `INFORMATION_SCHEMA.SCHEMATA`",
+		"SELECT * FROM INFORMATION_SCHEMA.TABLES",
+		"SELECT * FROM p.INFORMATION_SCHEMA.JOBS",
+		"SELECT * FROM `p.secret`.INFORMATION_SCHEMA.TABLES",
+		"SELECT * FROM SECRET.information_schema.tables",
+		"SELECT * FROM Sales.INFORMATION_SCHEMA.TABLES",
+		// An alias named like the project: the path is read as the view.
+		"SELECT * FROM sales.orders AS o, o.INFORMATION_SCHEMA.SCHEMATA",
+		"SELECT (SELECT 1 FROM o.INFORMATION_SCHEMA.SCHEMATA) FROM sales.orders AS o",
+		"SELECT 1 FROM sales.orders AS secret, secret.INFORMATION_SCHEMA.TABLES",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			s, fake := newGovernedService(t, nil, true, func(c *Config) { c.KMSKeys = keys })
+			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+			}
+			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
+				t.Error("dry_run_sql accepted it")
+			}
+			if d, q, _ := fake.counts(); d != 0 || q != 0 {
+				t.Errorf("%d dry runs and %d jobs, want none", d, q)
 			}
 		})
 	}

@@ -181,11 +181,12 @@ func (r *reader) option(toks []token, i int) (int, bool) {
 }
 
 // namesResource reports whether the token at i is a string literal whose
-// value names a resource: a URI (gs://…, https://…) or a resource path
+// value names a resource: a URI (gs://…, https://…, and the one-slash
+// google-cloudspanner:/projects/… of external datasets) or a resource path
 // (projects/…).
 func (r *reader) namesResource(toks []token, i int) bool {
 	v, _, ok := stringAt(r.src, toks, i, &r.steps)
-	return ok && (strings.Contains(v, "://") || strings.HasPrefix(v, "projects/"))
+	return ok && (strings.Contains(v, ":/") || strings.HasPrefix(v, "projects/"))
 }
 
 // kmsArgument reads the argument at i of a call whose function names

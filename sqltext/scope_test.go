@@ -189,6 +189,9 @@ func TestAliasSpellingsHideNoTable(t *testing.T) {
 		{"SELECT 1 FROM sales.t AS `\u212Api`, kpi.t", "SELECT table:sales.t table:kpi.t"},
 		{"SELECT (SELECT 1 FROM internal.t) FROM sales.t AS `\u0130NTERNAL`", "SELECT table:internal.t table:sales.t"},
 		{"WITH `\u212Api` AS (SELECT 1) SELECT * FROM kpi", "SELECT table:kpi"},
+		// A path through INFORMATION_SCHEMA is the view, whatever alias
+		// its first part spells.
+		{"SELECT 1 FROM sales.t AS o, o.INFORMATION_SCHEMA.SCHEMATA", "SELECT table:sales.t is:o.INFORMATION_SCHEMA.SCHEMATA"},
 		// What still correlates: separate parts, any ASCII case.
 		{"SELECT 1 FROM sales.t AS secret, `secret`.t", "SELECT table:sales.t"},
 		{"SELECT (SELECT 1 FROM SECRET.t) FROM sales.t AS Secret", "SELECT table:sales.t"},

@@ -362,9 +362,11 @@ func (r *reader) fromItem(toks []token, i int) int {
 	// A quoted name with dots (`secret.orders`) is one identifier for
 	// BigQuery's name scope, which it looks up among the range variables
 	// whole: it never names one, so it is a table even where its first
-	// part is an alias.
+	// part is an alias. A path through INFORMATION_SCHEMA is read as the
+	// view it spells whatever its first part (the strict side: a dataset
+	// or project named like an alias is checked, not passed to a dry run).
 	quotedDots := t.kind() == QuotedIdent && strings.IndexByte(r.src.value(t), '.') >= 0
-	if quotedDots || !(len(path) > 1 && r.isRange(path[0])) {
+	if quotedDots || hasInformationSchema(path) || !(len(path) > 1 && r.isRange(path[0])) {
 		// Not alias.array_column (an implicit UNNEST of a range
 		// variable): a table.
 		r.add(Table, path, false)
