@@ -25,6 +25,15 @@ func TestRedTeamScopes(t *testing.T) {
 		"FROM sales.orders |> AS secret |> JOIN `secret.orders` ON TRUE",
 		"DELETE sales.orders secret WHERE EXISTS (SELECT 1 FROM `secret.orders`)",
 		"SELECT 1 FROM sales.orders AS secret WHERE EXISTS (SELECT 1 FROM `secret.orders`)",
+		// A table quoted whole: no implicit alias the reader relies on.
+		"SELECT (SELECT 1 FROM secret.orders) FROM `sales.secret`",
+		"SELECT 1 FROM `p.sales.secret`, secret.orders",
+		"DELETE `sales.secret` WHERE EXISTS (SELECT 1 FROM secret.orders)",
+		"SELECT (WITH c AS (SELECT * FROM secret.orders) SELECT 1 FROM c) FROM sales.orders AS secret",
+		"SELECT (WITH RECURSIVE c AS (SELECT * FROM secret.orders) SELECT 1 FROM c) FROM sales.orders AS secret",
+		"SELECT 1 FROM sales.orders AS secret WHERE EXISTS (WITH a AS (SELECT 1), c AS (SELECT * FROM secret.orders) SELECT 1 FROM c)",
+		"SELECT (SELECT * FROM ML.PREDICT(MODEL secret.m, TABLE secret.orders)) FROM sales.orders AS secret",
+		"SELECT (FROM sales.orders |> AS secret |> SELECT 1), (SELECT 1 FROM secret.orders) FROM sales.orders",
 		// BigQuery folds only ASCII letters when it compares names: the
 		// Kelvin sign and the dotted capital I are not k and i.
 		"SELECT 1 FROM sales.orders AS `\u212Api`, kpi.orders",

@@ -28,12 +28,17 @@ type frame struct {
 	// call is set on the frame of a call's arguments whose function the
 	// inventory knows (calls.go): the innermost of reader.openCalls.
 	call bool
+	// cte is set on a WITH entry's parentheses (WITH c AS (…), d AS
+	// (…)): BigQuery resolves a CTE's query with no outer range
+	// variables, even in a subquery, so it opens a scope.
+	cte bool
 }
 
 // opensScope reports whether the frame opens a scope of range variables:
 // a from-item's parentheses (a subquery, a parenthesised join, a table
-// function's arguments: BigQuery has no LATERAL), but UNNEST's.
-func (f frame) opensScope() bool { return f.fromItem && f.opener != openerUnnest }
+// function's arguments: BigQuery has no LATERAL), but UNNEST's; and a
+// CTE's.
+func (f frame) opensScope() bool { return f.fromItem && f.opener != openerUnnest || f.cte }
 
 // openCases counts the CASE expressions open in one frame: their WHEN
 // ends no FROM list.

@@ -208,6 +208,9 @@ func (r *reader) deleteAlias(toks []token, i int) int {
 	if next := r.alias(toks, i); next > i {
 		return next
 	}
+	if quotedDotsAt(r.src, toks[i-1]) {
+		return i
+	}
 	last := r.src.value(toks[i-1])
 	if dot := strings.LastIndexByte(last, '.'); dot >= 0 {
 		last = last[dot+1:]

@@ -165,7 +165,11 @@ func TestDeleteTargetIsARangeVariable(t *testing.T) {
 	for _, c := range []struct{ sql, want string }{
 		{"DELETE FROM sales.t AS x WHERE EXISTS (SELECT 1 FROM x.arr)", "DELETE table!:sales.t"},
 		{"DELETE sales.t x WHERE EXISTS (SELECT 1 FROM x.arr WHERE TRUE)", "DELETE table!:sales.t"},
-		{"DELETE `p.sales.t` WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t"},
+		{"DELETE p.sales.t WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t"},
+		{"DELETE `p.sales`.t WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t"},
+		// Quoted whole, the table's name is one identifier: no implicit
+		// alias to the reader (the strict side).
+		{"DELETE `p.sales.t` WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t table:t.arr"},
 		{"DELETE sales.t AS x WHERE EXISTS (SELECT 1 FROM secret.arr)", "DELETE table!:sales.t table:secret.arr"},
 		{"DELETE sales.t WHERE TRUE", "DELETE table!:sales.t"},
 		{"UPDATE sales.t AS x SET a = (SELECT MAX(v) FROM x.arr) WHERE TRUE", "UPDATE table!:sales.t table:x.arr"},
@@ -192,6 +196,16 @@ func TestAliasSpellingsHideNoTable(t *testing.T) {
 		// A path through INFORMATION_SCHEMA is the view, whatever alias
 		// its first part spells.
 		{"SELECT 1 FROM sales.t AS o, o.INFORMATION_SCHEMA.SCHEMATA", "SELECT table:sales.t is:o.INFORMATION_SCHEMA.SCHEMATA"},
+		// A table quoted whole has no implicit alias to the reader.
+		{"SELECT (SELECT 1 FROM secret.t) FROM `sales.secret`", "SELECT table:secret.t table:sales.secret"},
+		{"SELECT 1 FROM `sales.secret`, secret.t", "SELECT table:sales.secret table:secret.t"},
+		{"DELETE `sales.secret` WHERE EXISTS (SELECT 1 FROM secret.t)", "DELETE table!:sales.secret table:secret.t"},
+		// A CTE's query sees no outer range variable, even in a subquery.
+		// (A WITH in a scalar subquery's CTE names read as tables, the
+		// strict side.)
+		{"SELECT (WITH c AS (SELECT * FROM secret.t) SELECT 1 FROM c) FROM sales.t AS secret", "SELECT table:secret.t table:c table:sales.t"},
+		{"SELECT (WITH c AS (SELECT 1), d AS (SELECT * FROM secret.t) SELECT 1 FROM d) FROM sales.t AS secret", "SELECT table:secret.t table:d table:sales.t"},
+		{"SELECT (WITH c AS (SELECT (SELECT 1 FROM e.a) FROM ok.t AS e) SELECT 1 FROM c) FROM sales.t AS secret", "SELECT table:ok.t table:c table:sales.t"},
 		// What still correlates: separate parts, any ASCII case.
 		{"SELECT 1 FROM sales.t AS secret, `secret`.t", "SELECT table:sales.t"},
 		{"SELECT (SELECT 1 FROM SECRET.t) FROM sales.t AS Secret", "SELECT table:sales.t"},

@@ -365,8 +365,7 @@ func (r *reader) fromItem(toks []token, i int) int {
 	// part is an alias. A path through INFORMATION_SCHEMA is read as the
 	// view it spells whatever its first part (the strict side: a dataset
 	// or project named like an alias is checked, not passed to a dry run).
-	quotedDots := t.kind() == QuotedIdent && strings.IndexByte(r.src.value(t), '.') >= 0
-	if quotedDots || hasInformationSchema(path) || !(len(path) > 1 && r.isRange(path[0])) {
+	if quotedDotsAt(r.src, t) || hasInformationSchema(path) || !(len(path) > 1 && r.isRange(path[0])) {
 		// Not alias.array_column (an implicit UNNEST of a range
 		// variable): a table.
 		r.add(Table, path, false)
@@ -376,7 +375,9 @@ func (r *reader) fromItem(toks []token, i int) int {
 	if j := r.alias(toks, next); j > next {
 		return j
 	}
-	r.declare(last)
+	if !quotedDotsAt(r.src, toks[next-1]) {
+		r.declare(last)
+	}
 	return next
 }
 
@@ -425,7 +426,7 @@ func (r *reader) punct(toks []token, i int) int {
 		}
 		startsItem := f.from && f.item
 		f.item = false
-		r.push(frame{opener: op, fromItem: startsItem || r.itemParen}, r.pendingCall)
+		r.push(frame{opener: op, fromItem: startsItem || r.itemParen, cte: r.withEntry(toks, i)}, r.pendingCall)
 		if c := r.topCall(); c != nil {
 			c.argStart = true
 		}
@@ -473,4 +474,24 @@ func (r *reader) punct(toks []token, i int) int {
 		f.item = false
 		return i + 1
 	}
+}
+
+// quotedDotsAt reports whether t is a quoted name with dots
+// (`sales.orders`): one identifier to BigQuery's name scope, so it is no
+// range variable's name, and the implicit alias of a table it ends is not
+// its last part (the reader declares none, the strict side: a path that
+// starts with that part is read as a table).
+func quotedDotsAt(s *source, t token) bool {
+	return t.kind() == QuotedIdent && strings.IndexByte(s.value(t), '.') >= 0
+}
+
+// withEntry reports whether the '(' at i opens a WITH entry's query:
+// WITH name AS (, RECURSIVE name AS ( or , name AS ( (a later entry; a
+// WINDOW clause's later window reads the same, and the scope it then
+// opens only hides outer range variables from it, the strict side).
+func (r *reader) withEntry(toks []token, i int) bool {
+	if i < 3 || !r.isWord(toks, i-1, "AS") || toks[i-2].kind() != Word && toks[i-2].kind() != QuotedIdent {
+		return false
+	}
+	return toks[i-3].isPunct(',') || r.isWord(toks, i-3, "WITH") || r.isWord(toks, i-3, "RECURSIVE")
 }
