@@ -34,6 +34,17 @@ func TestRedTeamScopes(t *testing.T) {
 		"SELECT 1 FROM sales.orders AS secret WHERE EXISTS (WITH a AS (SELECT 1), c AS (SELECT * FROM secret.orders) SELECT 1 FROM c)",
 		"SELECT (SELECT * FROM ML.PREDICT(MODEL secret.m, TABLE secret.orders)) FROM sales.orders AS secret",
 		"SELECT (FROM sales.orders |> AS secret |> SELECT 1), (SELECT 1 FROM secret.orders) FROM sales.orders",
+		// Escapes, offsets, columns, pipes: no alias by another road.
+		"SELECT (SELECT 1 FROM secret.orders) FROM sales.orders AS `sec\\x72et2`",
+		"SELECT 1 FROM sales.orders AS `secret.orders`, secret.orders",
+		"SELECT 1 FROM sales.orders AS `secret `, secret.orders",
+		"SELECT (SELECT 1 FROM secret.orders) FROM sales.orders AS x, UNNEST(x.a) AS y WITH OFFSET AS secret2",
+		"SELECT (SELECT 1 FROM secret.orders) AS secret FROM sales.orders",
+		"FROM sales.orders AS x |> EXTEND (SELECT 1 FROM secret.orders) AS n |> AS secret",
+		"FROM sales.orders AS secret |> SELECT 1 AS n |> JOIN secret.orders ON TRUE",
+		"FROM sales.orders AS secret |> AGGREGATE COUNT(*) AS n |> WHERE EXISTS (SELECT 1 FROM secret.orders)",
+		"SELECT * FROM (SELECT 1 FROM sales.orders AS secret), secret.orders",
+		"SELECT * FROM sales.orders AS x JOIN (sales.orders AS secret JOIN sales.orders AS y ON TRUE) ON TRUE, (SELECT 1 FROM secret.orders)",
 		// BigQuery folds only ASCII letters when it compares names: the
 		// Kelvin sign and the dotted capital I are not k and i.
 		"SELECT 1 FROM sales.orders AS `\u212Api`, kpi.orders",
