@@ -45,7 +45,7 @@ func TestToolListFitsBudget(t *testing.T) {
 		if len(b) > maxToolListBytes {
 			t.Errorf("allowWrites=%v: tools/list is %d bytes, budget %d", writes, len(b), maxToolListBytes)
 		}
-		if want := len(selectTools(Tools(Services{}, writes), nil, false, writes)); len(res.Tools) != want {
+		if want := len(selectTools(Tools(Services{}, writes), withSemantic(nil, false), false, writes)); len(res.Tools) != want {
 			t.Errorf("listed %d tools, want the default toolsets' %d", len(res.Tools), want)
 		}
 		for _, tool := range res.Tools {

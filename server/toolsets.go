@@ -25,9 +25,10 @@ const (
 	// writes to.
 	ToolsetExport Toolset = "export"
 	// ToolsetSemantic is list_metrics, describe_metrics, query_metrics
-	// and get_dimension_values. It is listed exactly when a semantic
-	// manifest is configured (--semantic-manifest), whatever --toolsets
-	// says: without one its tools have nothing to answer.
+	// and get_dimension_values. On by default and chosen like any other,
+	// but listed only when a semantic manifest is configured
+	// (--semantic-manifest): without one its tools have nothing to answer,
+	// and naming it explicitly is a startup error (cmd/bigquery-mcp).
 	ToolsetSemantic Toolset = "semantic"
 	alwaysOn        Toolset = ""
 )
@@ -36,10 +37,13 @@ const (
 // ParseToolsets returns them in and its errors name them in. Only this
 // package reads the list; unexported, no importer can change what
 // --toolsets accepts.
-var toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}
+var toolsets = []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport, ToolsetSemantic}
 
-// DefaultToolsets are listed when none are chosen: everything but writes.
-func DefaultToolsets() []Toolset { return []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs} }
+// DefaultToolsets are listed when none are chosen: everything but writes
+// and exports (semantic only with a manifest, see withSemantic).
+func DefaultToolsets() []Toolset {
+	return []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetSemantic}
+}
 
 // ParseToolsets reads --toolsets: a comma-separated list of toolset names,
 // or "all" for every toolset the server may list (write only when
@@ -83,17 +87,17 @@ func toolsetNames() string {
 	return strings.Join(names, ", ")
 }
 
-// withSemantic adds the semantic toolset to the chosen ones (nil: the
-// defaults) when a manifest is configured, and removes it otherwise.
+// withSemantic keeps the chosen toolsets (nil: the defaults), without
+// the semantic one when no manifest is configured: its tools would have
+// nothing to answer.
 func withSemantic(sets []Toolset, manifest bool) []Toolset {
 	if sets == nil {
 		sets = DefaultToolsets()
 	}
-	sets = slices.DeleteFunc(slices.Clone(sets), func(t Toolset) bool { return t == ToolsetSemantic })
 	if manifest {
-		sets = append(sets, ToolsetSemantic)
+		return sets
 	}
-	return sets
+	return slices.DeleteFunc(slices.Clone(sets), func(t Toolset) bool { return t == ToolsetSemantic })
 }
 
 // checkToolsets reports the toolset settings that cannot work together.

@@ -203,10 +203,11 @@ func TestParseToolsets(t *testing.T) {
 	}{
 		{"schema,query,jobs", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs}},
 		{" Jobs , query,query ", false, []Toolset{ToolsetQuery, ToolsetJobs}},
-		{"all", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetExport}},
-		{"all", true, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}},
+		{"all", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetExport, ToolsetSemantic}},
+		{"all", true, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport, ToolsetSemantic}},
 		// Named, write stays, for Validate to refuse without allow-writes.
-		{"all,write", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport}},
+		{"all,write", false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs, ToolsetWrite, ToolsetExport, ToolsetSemantic}},
+		{"query,semantic", false, []Toolset{ToolsetQuery, ToolsetSemantic}},
 		{"query,export", false, []Toolset{ToolsetQuery, ToolsetExport}},
 		{"write", true, []Toolset{ToolsetWrite}},
 	} {
@@ -217,7 +218,7 @@ func TestParseToolsets(t *testing.T) {
 	}
 	for _, spec := range []string{"", " , ", "schema,tables", "admin"} {
 		_, err := ParseToolsets(spec, true)
-		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, or all") {
+		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, semantic, or all") {
 			t.Errorf("ParseToolsets(%q): %v, want an error listing the valid toolsets", spec, err)
 		}
 	}
@@ -247,6 +248,26 @@ func TestToolsetSettingsThatContradictFailValidation(t *testing.T) {
 			t.Errorf("%s: %v", c.name, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// The semantic toolset is chosen like any other when a manifest is
+// configured, and never listed without one.
+func TestWithSemantic(t *testing.T) {
+	for _, c := range []struct {
+		sets     []Toolset
+		manifest bool
+		want     []Toolset
+	}{
+		{nil, true, DefaultToolsets()},
+		{nil, false, []Toolset{ToolsetSchema, ToolsetQuery, ToolsetJobs}},
+		{[]Toolset{ToolsetQuery}, true, []Toolset{ToolsetQuery}},
+		{[]Toolset{ToolsetQuery, ToolsetSemantic}, true, []Toolset{ToolsetQuery, ToolsetSemantic}},
+		{[]Toolset{ToolsetQuery, ToolsetSemantic}, false, []Toolset{ToolsetQuery}},
+	} {
+		if got := withSemantic(c.sets, c.manifest); !slices.Equal(got, c.want) {
+			t.Errorf("withSemantic(%v, %v) = %v, want %v", c.sets, c.manifest, got, c.want)
 		}
 	}
 }

@@ -110,7 +110,7 @@ func TestBundleManifestSetsRealVariables(t *testing.T) {
 		}
 	}
 	// The settings the bundle promises in its form.
-	for _, key := range []string{"project", "location", "datasets", "read_only", "max_bytes_billed", "credentials_file"} {
+	for _, key := range []string{"project", "location", "datasets", "read_only", "max_bytes_billed", "credentials_file", "semantic_manifest"} {
 		if _, ok := m.UserConfig[key]; !ok {
 			t.Errorf("user_config lacks %s", key)
 		}
@@ -123,13 +123,15 @@ func TestBundleManifestSetsRealVariables(t *testing.T) {
 func TestBundleUserConfigReachesTheSettings(t *testing.T) {
 	m := readManifest(t)
 	credentials := filepath.Join(t.TempDir(), "key.json")
+	manifest := filepath.Join(t.TempDir(), "semantic_manifest.json")
 	filled := map[string]string{
-		"project":          "my-project",
-		"location":         "europe-west1",
-		"datasets":         "sales,shared.reference_*",
-		"read_only":        "true",
-		"max_bytes_billed": "1073741824",
-		"credentials_file": credentials,
+		"semantic_manifest": manifest,
+		"project":           "my-project",
+		"location":          "europe-west1",
+		"datasets":          "sales,shared.reference_*",
+		"read_only":         "true",
+		"max_bytes_billed":  "1073741824",
+		"credentials_file":  credentials,
 	}
 	environ := map[string]string{}
 	for name, value := range m.Server.MCPConfig.Env {
@@ -148,9 +150,9 @@ func TestBundleUserConfigReachesTheSettings(t *testing.T) {
 		t.Errorf("the bundle runs %q, want stdio", s.command)
 	}
 	if s.Project != "my-project" || s.Location != "europe-west1" || s.Governance.Datasets != "sales,shared.reference_*" ||
-		!s.ReadOnly || s.MaxBytesBilled != 1<<30 || s.CredentialsFile != credentials {
-		t.Errorf("settings = project %q location %q datasets %q read-only %v max-bytes-billed %d credentials %q",
-			s.Project, s.Location, s.Governance.Datasets, s.ReadOnly, s.MaxBytesBilled, s.CredentialsFile)
+		!s.ReadOnly || s.MaxBytesBilled != 1<<30 || s.CredentialsFile != credentials || s.SemanticManifest != manifest {
+		t.Errorf("settings = project %q location %q datasets %q read-only %v max-bytes-billed %d credentials %q semantic manifest %q",
+			s.Project, s.Location, s.Governance.Datasets, s.ReadOnly, s.MaxBytesBilled, s.CredentialsFile, s.SemanticManifest)
 	}
 	if s.AllowWrites {
 		t.Error("the bundle must never allow writes")
@@ -171,7 +173,7 @@ func TestBundleUserConfigReachesTheSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Location != d.Location || s.Governance.Datasets != d.Governance.Datasets || s.ReadOnly != d.ReadOnly ||
-		s.MaxBytesBilled != d.MaxBytesBilled || s.CredentialsFile != d.CredentialsFile {
+		s.MaxBytesBilled != d.MaxBytesBilled || s.CredentialsFile != d.CredentialsFile || s.SemanticManifest != d.SemanticManifest {
 		t.Errorf("blank settings gave %+v, want the defaults %+v", s.Config, d.Config)
 	}
 }

@@ -153,7 +153,7 @@ func (s *settings) defineFlags(fs *flagSet) *flagText {
 	envVar(fs, connectionFlags, stringKind, &t.authMode, "auth", t.authMode, `authentication: "adc" (Application Default Credentials) or "none" (emulator; the default when --endpoint is set); --client-auth oauth uses each user's own token instead`)
 	envVar(fs, connectionFlags, stringKind, &s.Endpoint, "endpoint", d.Endpoint, "BigQuery API endpoint URL, e.g. http://localhost:9050 for the local emulator")
 	envVar(fs, connectionFlags, stringKind, &s.StorageEndpoint, "storage-endpoint", d.StorageEndpoint, "BigQuery Storage Read API endpoint host:port, plaintext and without credentials (an emulator's gRPC port)")
-	envVar(fs, agentFlags, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), or all (write only with --allow-writes); health and usage are always listed")
+	envVar(fs, agentFlags, stringKind, &t.toolsets, "toolsets", t.toolsets, "comma-separated toolsets to list: schema, query, jobs, write (insert_rows; needs --allow-writes), export (export_results), semantic (the metric tools; needs --semantic-manifest, listed by default with one), or all (write only with --allow-writes); health and usage are always listed")
 	envVar(fs, agentFlags, boolKind, &s.ReadOnly, "read-only", d.ReadOnly, "list no tool whose annotations say it writes (cancel_job, insert_rows), whatever --toolsets says; export_results stays (only SELECTs, written only to the --export-* places); refused together with --allow-writes")
 	envVar(fs, agentFlags, boolKind, &s.AllowWrites, "allow-writes", d.AllowWrites, "allow execute_sql to run statements other than a single SELECT (DML, DDL, scripts)")
 	envVar(fs, agentFlags, stringKind, &s.Governance.Datasets, "datasets", d.Governance.Datasets, "dataset allowlist: comma-separated project.dataset or dataset patterns (* wildcards) that every tool and query may read; others are refused before any job runs (default: all)")
@@ -227,6 +227,9 @@ func (s *settings) apply(fs *flagSet, t *flagText) error {
 	var err error
 	if s.Toolsets, err = server.ParseToolsets(t.toolsets, s.AllowWrites); err != nil {
 		return err
+	}
+	if s.SemanticManifest == "" && t.toolsets != fs.Lookup("toolsets").DefValue && namesToolset(t.toolsets, server.ToolsetSemantic) {
+		return errors.New("toolsets: semantic needs a semantic manifest: set --semantic-manifest (BIGQUERY_SEMANTIC_MANIFEST), or drop semantic from --toolsets")
 	}
 	if s.Apps, err = server.ParseApps(t.apps); err != nil {
 		return err
@@ -325,4 +328,15 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// namesToolset reports whether a --toolsets list names t itself (not
+// through "all").
+func namesToolset(spec string, t server.Toolset) bool {
+	for _, name := range strings.Split(spec, ",") {
+		if server.Toolset(strings.ToLower(strings.TrimSpace(name))) == t {
+			return true
+		}
+	}
+	return false
 }

@@ -224,7 +224,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
-	all := []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetWrite, server.ToolsetExport}
+	all := []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetWrite, server.ToolsetExport, server.ToolsetSemantic}
 	for _, c := range []struct {
 		args     []string
 		env      map[string]string
@@ -234,7 +234,9 @@ func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
 		{nil, nil, server.DefaultToolsets(), false},
 		{nil, map[string]string{"BIGQUERY_TOOLSETS": "query", "BIGQUERY_READ_ONLY": "true"}, []server.Toolset{server.ToolsetQuery}, true},
 		{[]string{"--toolsets", "schema,jobs"}, map[string]string{"BIGQUERY_TOOLSETS": "query"}, []server.Toolset{server.ToolsetSchema, server.ToolsetJobs}, false},
-		{[]string{"--toolsets", "all"}, nil, append(server.DefaultToolsets(), server.ToolsetExport), false},
+		{[]string{"--toolsets", "all"}, nil, []server.Toolset{server.ToolsetSchema, server.ToolsetQuery, server.ToolsetJobs, server.ToolsetExport, server.ToolsetSemantic}, false},
+		{[]string{"--toolsets", "query,semantic", "--semantic-manifest", "m.json"}, nil, []server.Toolset{server.ToolsetQuery, server.ToolsetSemantic}, false},
+		{[]string{"--toolsets", "query"}, map[string]string{"BIGQUERY_SEMANTIC_MANIFEST": "m.json"}, []server.Toolset{server.ToolsetQuery}, false},
 		{[]string{"--toolsets", "all", "--allow-writes"}, nil, all, false},
 		{[]string{"--toolsets=all"}, map[string]string{"BIGQUERY_ALLOW_WRITES": "true"}, all, false},
 	} {
@@ -252,8 +254,23 @@ func TestToolsetsAndReadOnlyFromFlagsAndEnv(t *testing.T) {
 		{[]string{"--toolsets", ""}, nil},
 	} {
 		_, err := parseArgs(c.args, env(c.env))
-		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, or all") {
+		if err == nil || !strings.Contains(err.Error(), "valid: schema, query, jobs, write, export, semantic, or all") {
 			t.Errorf("%v %v: %v, want an error listing the valid toolsets", c.args, c.env, err)
+		}
+	}
+}
+
+func TestSemanticToolsetNeedsAManifest(t *testing.T) {
+	for _, args := range [][]string{{"--toolsets", "query,semantic"}, {"--toolsets", " Semantic "}} {
+		_, err := parseArgs(args, env(nil))
+		if err == nil || !strings.Contains(err.Error(), "semantic needs a semantic manifest") {
+			t.Errorf("%v: %v, want an error saying the manifest is needed", args, err)
+		}
+	}
+	// The default and all name it only implicitly: no manifest, no error.
+	for _, args := range [][]string{nil, {"--toolsets", "all"}} {
+		if _, err := parseArgs(args, env(nil)); err != nil {
+			t.Errorf("%v: %v, want no error", args, err)
 		}
 	}
 }
