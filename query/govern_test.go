@@ -499,3 +499,20 @@ func TestTTLCacheExpires(t *testing.T) {
 		t.Error("the size bound did not evict the oldest entry")
 	}
 }
+
+// assertRefusedWithoutJob checks that execute_sql refuses sql with
+// PERMISSION_DENIED, that dry_run_sql refuses it too, and that neither sent
+// BigQuery a dry run or a job: the allowlist decides from the text alone.
+func assertRefusedWithoutJob(t *testing.T, s *Service, fake *planBigQuery, sql string) {
+	t.Helper()
+	_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+	}
+	if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
+		t.Error("dry_run_sql accepted it")
+	}
+	if d, q, _ := fake.counts(); d != 0 || q != 0 {
+		t.Errorf("%d dry runs and %d jobs, want none", d, q)
+	}
+}

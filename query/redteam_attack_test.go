@@ -1,10 +1,8 @@
 package query
 
 import (
-	"context"
 	"testing"
 
-	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -92,16 +90,7 @@ func TestRedTeamScopes(t *testing.T) {
 	} {
 		t.Run(sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, true)
-			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
-			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
-				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
-			}
-			if d, q, _ := fake.counts(); d != 0 || q != 0 {
-				t.Errorf("%d dry runs and %d jobs, want none", d, q)
-			}
-			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
-				t.Error("dry_run_sql accepted it")
-			}
+			assertRefusedWithoutJob(t, s, fake, sql)
 		})
 	}
 }
@@ -179,16 +168,7 @@ func TestRedTeamReachOuts(t *testing.T) {
 	} {
 		t.Run(sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, true, func(c *Config) { c.KMSKeys = keys })
-			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
-			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
-				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
-			}
-			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
-				t.Error("dry_run_sql accepted it")
-			}
-			if d, q, _ := fake.counts(); d != 0 || q != 0 {
-				t.Errorf("%d dry runs and %d jobs, want none", d, q)
-			}
+			assertRefusedWithoutJob(t, s, fake, sql)
 		})
 	}
 }

@@ -52,16 +52,7 @@ func TestAllowlistScopes(t *testing.T) {
 	} {
 		t.Run(sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, true)
-			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
-			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
-				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
-			}
-			if d, q, _ := fake.counts(); d != 0 || q != 0 {
-				t.Errorf("%d dry runs and %d jobs, want none", d, q)
-			}
-			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
-				t.Error("dry_run_sql accepted it")
-			}
+			assertRefusedWithoutJob(t, s, fake, sql)
 		})
 	}
 }
