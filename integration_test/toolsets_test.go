@@ -127,7 +127,8 @@ func TestBinaryRefusesContradictoryToolsets(t *testing.T) {
 	}{
 		{[]string{"--read-only", "--allow-writes"}, "read-only and allow-writes contradict"},
 		{[]string{"--toolsets", "write"}, "needs allow-writes"},
-		{[]string{"--toolsets", "schema,admin"}, "valid: schema, query, jobs, write, export, or all"},
+		{[]string{"--toolsets", "schema,admin"}, "valid: schema, query, jobs, write, export, semantic, or all"},
+		{[]string{"--toolsets", "schema,semantic"}, "semantic needs a semantic manifest"},
 	} {
 		cmd := exec.Command(serverBin, append([]string{"stdio", "--endpoint", emu.URL, "--project", emulator.Project}, c.args...)...)
 		out, err := cmd.CombinedOutput()
