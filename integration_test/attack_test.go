@@ -1,10 +1,12 @@
 package integration_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestAllowlistUnderAttackOverStdio: the built binary, started with
@@ -106,23 +108,30 @@ func TestThirdRoundOverStdio(t *testing.T) {
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			cs, fake := startGovernedBinary(t, "", nil, append(mode.args, "--export-dir", t.TempDir())...)
-			before, _ := fake.snapshot()
-			for _, sql := range mode.sql {
-				for _, tool := range []string{"execute_sql", "dry_run_sql", "export_results"} {
-					args := map[string]any{"sql": sql}
-					if tool == "export_results" {
-						args["format"] = "jsonl"
-					}
-					e := fails(t, cs, tool, args)
-					if e.Code != bqerr.PermissionDenied && e.Code != bqerr.InvalidArgument {
-						t.Errorf("%s %s %q: %s %q, want PERMISSION_DENIED or the read-only guard", mode.name, tool, sql, e.Code, e.Message)
-					}
-				}
-			}
-			after, jobs := fake.snapshot()
-			if jobs != 0 || len(after) != len(before) {
-				t.Errorf("refused statements reached BigQuery: %d jobs, requests %v", jobs, after[len(before):])
-			}
+			refusedByEveryQueryTool(t, cs, fake, mode.name, mode.sql, bqerr.PermissionDenied, bqerr.InvalidArgument)
 		})
+	}
+}
+
+// refusedByEveryQueryTool sends each statement to execute_sql, dry_run_sql
+// and export_results and checks that each answer is one of the codes
+// wanted and that none of them reached BigQuery: no job and no request
+// between the snapshots taken before and after.
+func refusedByEveryQueryTool(t *testing.T, cs *mcp.ClientSession, fake *governedBigQuery, mode string, sqls []string, want ...bqerr.Code) {
+	t.Helper()
+	before, _ := fake.snapshot()
+	for _, sql := range sqls {
+		for _, tool := range []string{"execute_sql", "dry_run_sql", "export_results"} {
+			args := map[string]any{"sql": sql}
+			if tool == "export_results" {
+				args["format"] = "jsonl"
+			}
+			if e := fails(t, cs, tool, args); !slices.Contains(want, e.Code) {
+				t.Errorf("%s %s %q: %s %q, want one of %v", mode, tool, sql, e.Code, e.Message, want)
+			}
+		}
+	}
+	if after, jobs := fake.snapshot(); jobs != 0 || len(after) != len(before) {
+		t.Errorf("refused statements reached BigQuery: %d jobs, requests %v", jobs, after[len(before):])
 	}
 }

@@ -79,23 +79,7 @@ func TestFourthRoundOverStdio(t *testing.T) {
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			cs, fake := startGovernedBinary(t, "", nil, append(mode.args, "--export-dir", t.TempDir())...)
-			before, _ := fake.snapshot()
-			for _, sql := range append(append([]string{}, fourthRoundQueries...), fourthRoundWrites...) {
-				for _, tool := range []string{"execute_sql", "dry_run_sql", "export_results"} {
-					args := map[string]any{"sql": sql}
-					if tool == "export_results" {
-						args["format"] = "jsonl"
-					}
-					e := fails(t, cs, tool, args)
-					if e.Code != bqerr.PermissionDenied && e.Code != bqerr.InvalidArgument {
-						t.Errorf("%s %s %q: %s %q, want PERMISSION_DENIED or the read-only guard", mode.name, tool, sql, e.Code, e.Message)
-					}
-				}
-			}
-			after, jobs := fake.snapshot()
-			if jobs != 0 || len(after) != len(before) {
-				t.Errorf("refused statements reached BigQuery: %d jobs, requests %v", jobs, after[len(before):])
-			}
+			refusedByEveryQueryTool(t, cs, fake, mode.name, append(append([]string{}, fourthRoundQueries...), fourthRoundWrites...), bqerr.PermissionDenied, bqerr.InvalidArgument)
 			fake.mu.Lock()
 			dryRuns := len(fake.dryRuns)
 			fake.mu.Unlock()

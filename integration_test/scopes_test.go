@@ -46,21 +46,7 @@ func TestFourthRoundScopesOverStdio(t *testing.T) {
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			cs, fake := startGovernedBinary(t, "", nil, append(mode.args, "--export-dir", t.TempDir())...)
-			before, _ := fake.snapshot()
-			for _, sql := range mode.sql {
-				for _, tool := range []string{"execute_sql", "dry_run_sql", "export_results"} {
-					args := map[string]any{"sql": sql}
-					if tool == "export_results" {
-						args["format"] = "jsonl"
-					}
-					if e := fails(t, cs, tool, args); e.Code != bqerr.PermissionDenied {
-						t.Errorf("%s %s %q: %s %q, want PERMISSION_DENIED", mode.name, tool, sql, e.Code, e.Message)
-					}
-				}
-			}
-			if after, jobs := fake.snapshot(); jobs != 0 || len(after) != len(before) {
-				t.Errorf("refused statements reached BigQuery: %d jobs, requests %v", jobs, after[len(before):])
-			}
+			refusedByEveryQueryTool(t, cs, fake, mode.name, mode.sql, bqerr.PermissionDenied)
 			fake.mu.Lock()
 			defer fake.mu.Unlock()
 			if len(fake.dryRuns) != 0 {
