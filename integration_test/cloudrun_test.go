@@ -318,6 +318,15 @@ func TestCloudRunShedsLoad(t *testing.T) {
 		res, _ := held.CallTool(context.Background(), &mcp.CallToolParams{Name: "execute_sql", Arguments: map[string]any{"sql": "SELECT 1 AS n /* hold */", "timeoutSeconds": 3}})
 		done <- res
 	}()
+	// Probe only once the held query is at BigQuery: a probe sent earlier
+	// could take the one slot itself and shed the held call instead.
+	waitHeld := time.Now().Add(10 * time.Second)
+	for !heldQuerySent(p) {
+		if time.Now().After(waitHeld) {
+			t.Fatal("the held query never reached BigQuery")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	cs := httpSession(t, endpoint, "", "2025-06-18")
 	deadline := time.Now().Add(10 * time.Second)
 	var e bqerr.Error
@@ -402,4 +411,15 @@ func TestCloudRunClientCancelCancelsTheJob(t *testing.T) {
 			cancelMidQuery(t, p, httpSession(t, "http://"+in.addr+"/mcp", "", protocol))
 		})
 	}
+}
+
+// heldQuerySent reports whether the proxy has seen the job of the query
+// marked /* hold */ (not its dry run).
+func heldQuerySent(p *faults.Proxy) bool {
+	for _, r := range p.Requests() {
+		if !r.DryRun && strings.Contains(r.Query, "/* hold */") {
+			return true
+		}
+	}
+	return false
 }
