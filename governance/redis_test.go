@@ -332,7 +332,7 @@ func TestRedisRetriedReserveHoldsOnce(t *testing.T) {
 		}
 		return fn(ctx) // the first answer "lost"
 	}
-	st := newRedisState(t, srv.Addr(), "retry:", RedisConfig{Limits: Limits{MaxBytesPerDay: 100}, Do: twice})
+	st := newRedisState(t, srv.Addr(), fmt.Sprintf("retry%d:", prefixes.Add(1)), RedisConfig{Limits: Limits{MaxBytesPerDay: 100}, Do: twice})
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "p", 60)
 	if err != nil {
@@ -354,7 +354,7 @@ func TestRedisRetriedReserveHoldsOnce(t *testing.T) {
 func TestRedisLapsedHoldChargedItsEstimate(t *testing.T) {
 	srv := sharedRedis(t)
 	c := &clock{now: redistest.Today(t, 10)}
-	st := newRedisState(t, srv.Addr(), "lapse:", RedisConfig{Limits: Limits{MaxBytesPerSession: 1000}, Now: c.Now})
+	st := newRedisState(t, srv.Addr(), fmt.Sprintf("lapse%d:", prefixes.Add(1)), RedisConfig{Limits: Limits{MaxBytesPerSession: 1000}, Now: c.Now})
 	ctx := context.Background()
 	id, err := st.Reserve(ctx, "p", 400)
 	if err != nil {
@@ -374,7 +374,8 @@ func TestRedisLapsedHoldChargedItsEstimate(t *testing.T) {
 // expires, lives under the prefix, and names no principal.
 func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 	srv := sharedRedis(t)
-	st := newRedisState(t, srv.Addr(), "ttl:", RedisConfig{Limits: Limits{MaxBytesPerDay: 1 << 30}})
+	prefix := fmt.Sprintf("ttl%d:", prefixes.Add(1))
+	st := newRedisState(t, srv.Addr(), prefix, RedisConfig{Limits: Limits{MaxBytesPerDay: 1 << 30}})
 	ctx := context.Background()
 	const who = "alice@example.com"
 	id, _ := st.Reserve(ctx, who, 10)
@@ -389,12 +390,12 @@ func TestRedisKeysHaveTTLsAndNoPrincipals(t *testing.T) {
 	var mine int
 	var jobBytes, principalBytes int64
 	for _, k := range keys {
-		if !strings.HasPrefix(k, "ttl:") {
+		if !strings.HasPrefix(k, prefix) {
 			continue
 		}
 		mine++
 		n, _ := st.client.MemoryUsage(ctx, k).Result()
-		if strings.HasPrefix(k, "ttl:job:") {
+		if strings.HasPrefix(k, prefix+"job:") {
 			jobBytes += n
 		} else {
 			principalBytes += n
