@@ -81,3 +81,27 @@ func (l *objectRecs) add(o objectRec) {
 
 // reset empties the list, keeping its chunks.
 func (l *objectRecs) reset() { l.used, l.n = 0, 0 }
+
+// elementList reports whether the '(' at i opens a property graph's list
+// of elements: NODE TABLES (…) or EDGE TABLES (…) of CREATE PROPERTY GRAPH,
+// at the top level or in a procedure's body.
+func (r *reader) elementList(toks []token, i int) bool {
+	return i >= 2 && r.isWord(toks, i-1, "TABLES") && (r.isWord(toks, i-2, "NODE") || r.isWord(toks, i-2, "EDGE"))
+}
+
+// element reads the table a property graph element at i is built on (the
+// path that starts each entry of NODE TABLES and EDGE TABLES): a table read
+// like any other, though the graph it builds does not exist yet. The rest
+// of the entry (AS alias, KEY, SOURCE/DESTINATION KEY … REFERENCES node,
+// LABEL, PROPERTIES) is read as the walk reads any text: REFERENCES is a
+// source clause. An entry that starts with anything but a path (an empty
+// list's ')' aside) is unplaced: its table cannot be checked.
+func (r *reader) element(toks []token, i int) int {
+	if next := r.object(toks, i, Table, false); next > i {
+		return next
+	}
+	if !toks[i].isPunct(')') {
+		r.unplaced("a property graph element names no table this server can place")
+	}
+	return i
+}

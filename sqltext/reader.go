@@ -58,6 +58,10 @@ const (
 	// range variables around it (a correlated array), so its from-item
 	// frame opens no scope.
 	openerUnnest
+	// openerElements: a property graph's NODE TABLES (…) or EDGE TABLES
+	// (…), whose every entry starts with the table it is built on
+	// (elements, objects.go).
+	openerElements
 )
 
 // openerOf returns the opener for the word w.

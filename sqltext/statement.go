@@ -91,11 +91,16 @@ func (r *reader) walk() {
 			continue
 		}
 		t := toks[i]
+		f := r.top()
+		if f.opener == openerElements && f.item {
+			f.item = false
+			i = r.element(toks, i)
+			continue
+		}
 		if t.kind() == Punct {
 			i = r.punct(toks, i)
 			continue
 		}
-		f := r.top()
 		if f.opener == openerOptions && (t.kind() == Word || t.kind() == QuotedIdent) {
 			// An option's name: what it reaches is in reachout.go.
 			if next, ok := r.option(toks, i); ok {
@@ -426,7 +431,10 @@ func (r *reader) punct(toks []token, i int) int {
 		}
 		startsItem := f.from && f.item
 		f.item = false
-		r.push(frame{opener: op, fromItem: startsItem || r.itemParen, cte: r.withEntry(toks, i)}, r.pendingCall)
+		if op == openerWord && r.elementList(toks, i) {
+			op = openerElements
+		}
+		r.push(frame{opener: op, item: op == openerElements, fromItem: startsItem || r.itemParen, cte: r.withEntry(toks, i)}, r.pendingCall)
 		if c := r.topCall(); c != nil {
 			c.argStart = true
 		}
@@ -448,7 +456,7 @@ func (r *reader) punct(toks []token, i int) int {
 		}
 		return i
 	case t.isPunct(','):
-		if f.from {
+		if f.from || f.opener == openerElements {
 			f.item = true
 		}
 		if c := r.topCall(); c != nil {

@@ -110,7 +110,20 @@ func TestObjectPositions(t *testing.T) {
 		{"SELECT connection FROM sales.t", "SELECT table:sales.t"},
 		{"SELECT * FROM if(TRUE, 1, 2)", "SELECT UNPLACED"},
 		{"CREATE TEMP FUNCTION f(x STRING) RETURNS STRING LANGUAGE js OPTIONS (library = ['gs://b/lib.js']) AS 'return x;'; SELECT f('a')", "SELECT external"},
-		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g"},
+		// A property graph's definition names the tables it is built on:
+		// every element's table, and the node elements its edges
+		// reference (an element's name, read as a table: the strict side).
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g table:secret.people"},
+		{"CREATE OR REPLACE PROPERTY GRAPH IF NOT EXISTS `p.sales.g` NODE TABLES (sales.a AS Person KEY (id) LABEL Person PROPERTIES (name, UPPER(city) AS city), `p.secret.b` DEFAULT LABEL PROPERTIES ALL COLUMNS EXCEPT (ssn)) EDGE TABLES (sales.t KEY (id, to_id) SOURCE KEY (id) REFERENCES Person (id) DESTINATION KEY (to_id) REFERENCES b (id) LABEL Transfers, `secret`.e SOURCE KEY (x) REFERENCES Person DESTINATION KEY (y) REFERENCES Person NO PROPERTIES)",
+			"CREATE PROPERTY GRAPH property graph!:p.sales.g table:sales.a table:p.secret.b table:sales.t table:Person table:b table:secret.e table:Person table:Person"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (a KEY (id)) EDGE TABLES (e SOURCE KEY (x) REFERENCES a DESTINATION KEY (y) REFERENCES a)", "CREATE PROPERTY GRAPH property graph!:sales.g table:a table:e table:a table:a"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (sales.a PROPERTIES ((SELECT MAX(x) FROM secret.t) AS m))", "CREATE PROPERTY GRAPH property graph!:sales.g table:sales.a table:secret.t"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES ((SELECT * FROM sales.a) KEY (id))", "CREATE PROPERTY GRAPH property graph!:sales.g table:sales.a UNPLACED"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES (sales.a, , sales.b)", "CREATE PROPERTY GRAPH property graph!:sales.g table:sales.a table:sales.b UNPLACED"},
+		{"CREATE PROPERTY GRAPH sales.g NODE TABLES ()", "CREATE PROPERTY GRAPH property graph!:sales.g"},
+		{"CREATE PROCEDURE sales.p() BEGIN CREATE PROPERTY GRAPH sales.g NODE TABLES (secret.people KEY (id)); END", "CREATE PROCEDURE routine!:sales.p property graph!:sales.g table:secret.people"},
+		// NODE TABLES outside graph DDL is not a list of elements.
+		{"SELECT node, tables FROM sales.t WHERE edge IN (tables)", "SELECT table:sales.t"},
 		{"DROP PROPERTY GRAPH IF EXISTS sales.g", "DROP PROPERTY GRAPH property graph!:sales.g"},
 		// Materialized view replicas and every other source clause.
 		{"CREATE MATERIALIZED VIEW sales.x AS REPLICA OF secret.v", "CREATE MATERIALIZED VIEW table!:sales.x table:secret.v"},

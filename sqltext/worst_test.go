@@ -102,6 +102,13 @@ var worstShapes = []worstShape{
 		return nest(n, "CREATE PROCEDURE d.p() BEGIN ", "BEGIN ", "SELECT 1;", " END;", " END")
 	}},
 	{"create-words", func(n int) string { return nest(n, "CREATE ", "OR ", "TABLE d.t AS SELECT 1", "", "") }},
+	// A property graph's element lists: every entry's table is read.
+	{"graph-elements", func(n int) string {
+		return nest(n, "CREATE PROPERTY GRAPH d.g NODE TABLES (d.a KEY (id)) EDGE TABLES (", "d.e SOURCE KEY (x) REFERENCES a (id) DESTINATION KEY (y) REFERENCES a (id) LABEL L PROPERTIES (z AS w), ", "d.e", "", ")")
+	}},
+	{"graph-element-parens", func(n int) string {
+		return nest(n, "CREATE PROPERTY GRAPH d.g NODE TABLES (", "d.a PROPERTIES (", "x", "), ", ")")
+	}},
 	// Correlated paths in select lists make the reader scan twice
 	// (scope.go): each shape below does, and the second scan must stay
 	// linear too.
