@@ -8,8 +8,10 @@
 // (jobs.insert keeps a job under the ID it was sent with and answers a
 // second insert of that ID with 409 duplicate; jobs.get, jobs.cancel,
 // getQueryResults and jobs.query read and change the kept jobs; a query
-// job's rows are its destination table's). OnJob finishes each new job
-// (its state, statistics, destination) as the test wants.
+// job's rows are its destination table's; a query of a dataset's
+// INFORMATION_SCHEMA.PROPERTY_GRAPHS is answered from the graphs the test
+// added, graphs.go). OnJob finishes each new job (its state, statistics,
+// destination) as the test wants.
 //
 // Scripted, a rule On a route answers the requests it matches before the
 // store does: a canned reply, a function of the request, a fault (status
@@ -100,7 +102,11 @@ type Fake struct {
 	onJob    func(*bq.Job)
 	// hasResult: query jobs without a destination write QueryResult's table.
 	hasResult bool
-	holds     []*Hold
+	// graphs are the rows of INFORMATION_SCHEMA.PROPERTY_GRAPHS
+	// (graphs.go); nextResult numbers the result tables of its queries.
+	graphs     []PropertyGraph
+	nextResult int
+	holds      []*Hold
 }
 
 // TB is what the fake needs of the test that owns it: testing.TB has it;

@@ -194,3 +194,47 @@ func TestInProcessRunsInABubble(t *testing.T) {
 		}
 	})
 }
+
+// TestPropertyGraphsView: a dataset's INFORMATION_SCHEMA.PROPERTY_GRAPHS
+// answers the graphs the test added, one row per graph with BigQuery's
+// columns, filtered by property_graph_name; through jobs.query and
+// getQueryResults alike. A dataset the fake does not know is 404
+// notFound; another shape of query is refused by name.
+func TestPropertyGraphsView(t *testing.T) {
+	f := bqfake.New(t)
+	f.AddPropertyGraph(bqfake.PropertyGraph{Dataset: "graph_db", Name: "FinGraph", MetadataJSON: `{"nodeTables":[]}`, DDL: "CREATE PROPERTY GRAPH graph_db.FinGraph NODE TABLES (graph_db.Person)"})
+	f.AddPropertyGraph(bqfake.PropertyGraph{Dataset: "graph_db", Name: "Other", MetadataJSON: "{}"})
+	f.AddPropertyGraph(bqfake.PropertyGraph{Project: "q", Dataset: "graph_db", Name: "FinGraph", MetadataJSON: "elsewhere"})
+	f.AddDataset("empty", "US")
+	rest := f.REST(t, nil)
+	ctx := context.Background()
+	name := []*bq.QueryParameter{{Name: "name", ParameterType: &bq.QueryParameterType{Type: "STRING"}, ParameterValue: &bq.QueryParameterValue{Value: "FinGraph"}}}
+	res, err := rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT property_graph_metadata_json, ddl FROM `p.graph_db`.INFORMATION_SCHEMA.PROPERTY_GRAPHS WHERE property_graph_name = @name",
+		QueryParameters: name, UseLegacySql: new(bool)}).Context(ctx).Do()
+	if err != nil || !res.JobComplete || len(res.Rows) != 1 || res.TotalBytesBilled != 10<<20 {
+		t.Fatalf("lookup = %+v, %v", res, err)
+	}
+	if v := res.Rows[0].F[0].V; v != `{"nodeTables":[]}` || len(res.Schema.Fields) != 2 || res.Schema.Fields[1].Name != "ddl" {
+		t.Errorf("row %v, schema %+v", v, res.Schema.Fields)
+	}
+	again, err := rest.Jobs.GetQueryResults("p", res.JobReference.JobId).Context(ctx).Do()
+	if err != nil || len(again.Rows) != 1 || again.Rows[0].F[1].V != "CREATE PROPERTY GRAPH graph_db.FinGraph NODE TABLES (graph_db.Person)" {
+		t.Errorf("getQueryResults = %+v, %v", again, err)
+	}
+	all, err := rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT * FROM `p.graph_db.INFORMATION_SCHEMA.PROPERTY_GRAPHS`"}).Context(ctx).Do()
+	if err != nil || len(all.Rows) != 2 || len(all.Rows[0].F) != 5 || all.Rows[0].F[0].V != "p" || all.Rows[0].F[1].V != "graph_db" {
+		t.Errorf("every graph of the dataset = %+v, %v", all, err)
+	}
+	none, err := rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT ddl FROM empty.INFORMATION_SCHEMA.PROPERTY_GRAPHS WHERE property_graph_name = 'x'"}).Context(ctx).Do()
+	if err != nil || len(none.Rows) != 0 {
+		t.Errorf("a dataset without graphs = %+v, %v", none, err)
+	}
+	_, err = rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT ddl FROM nope.INFORMATION_SCHEMA.PROPERTY_GRAPHS"}).Context(ctx).Do()
+	if code, reason := statusOf(t, err); code != 404 || reason != "notFound" {
+		t.Errorf("unknown dataset: %d %s", code, reason)
+	}
+	_, err = rest.Jobs.Query("p", &bq.QueryRequest{Query: "SELECT COUNT(*) FROM graph_db.INFORMATION_SCHEMA.PROPERTY_GRAPHS"}).Context(ctx).Do()
+	if code, reason := statusOf(t, err); code != 400 || reason != "invalidQuery" {
+		t.Errorf("another shape: %d %s", code, reason)
+	}
+}

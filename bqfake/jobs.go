@@ -107,6 +107,13 @@ func (f *Fake) newJob(j *bq.Job, project string) (*bq.Job, error) {
 	case c.Load != nil:
 		c.JobType = "LOAD"
 	}
+	var graphs *bq.TableReference
+	if q := c.Query; q != nil && !c.DryRun && readsPropertyGraphs(q.Query) {
+		var err error
+		if graphs, err = f.propertyGraphsResult(q, ref.ProjectId); err != nil {
+			return nil, err
+		}
+	}
 	f.mu.Lock()
 	if ref.JobId == "" && !c.DryRun {
 		f.nextJob++
@@ -129,6 +136,13 @@ func (f *Fake) newJob(j *bq.Job, project string) (*bq.Job, error) {
 	}
 	if onJob != nil {
 		onJob(j)
+	}
+	if q := c.Query; graphs != nil && q.DestinationTable == nil {
+		// INFORMATION_SCHEMA bills BigQuery's 10 MB minimum.
+		q.DestinationTable = graphs
+		if st := j.Statistics; st != nil && st.Query != nil && st.Query.TotalBytesBilled == 0 {
+			st.Query.TotalBytesBilled = 10 << 20
+		}
 	}
 	if q := c.Query; q != nil && !c.DryRun && q.DestinationTable == nil && hasResult {
 		q.DestinationTable = resultRef(f.project)
