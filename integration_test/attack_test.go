@@ -69,7 +69,8 @@ func TestAllowlistUnderAttackOverStdio(t *testing.T) {
 }
 
 // TestThirdRoundOverStdio: issue 28's third round of attacks (property
-// graphs, materialized view replicas, connections named in strings and
+// graphs of a dataset outside the allowlist: one of an allowed dataset is
+// looked up, TestGraphOverOutsideTableOverStdio; materialized view replicas, connections named in strings and
 // arguments, EXPORT DATA in every position, unknown table-valued
 // functions), against the built binary started with --datasets sales,
 // read-only and with --allow-writes, through every query tool:
@@ -78,7 +79,7 @@ func TestAllowlistUnderAttackOverStdio(t *testing.T) {
 func TestThirdRoundOverStdio(t *testing.T) {
 	attacks := []string{
 		"SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))",
-		"SELECT * FROM sales.orders, GRAPH_TABLE(`p.sales.g` MATCH (n) COLUMNS (n.id)) AS g",
+		"SELECT * FROM sales.orders, GRAPH_TABLE(`p.secret.g` MATCH (n) COLUMNS (n.id)) AS g",
 		"SELECT * FROM sales.orders |> JOIN GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id AS id)) USING (id)",
 		"SELECT (SELECT COUNT(*) FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))) AS n",
 		"GRAPH secret.g MATCH (n) RETURN n.id",
@@ -91,7 +92,7 @@ func TestThirdRoundOverStdio(t *testing.T) {
 	writes := []string{
 		"CREATE MATERIALIZED VIEW sales.x AS REPLICA OF secret.v",
 		"INSERT INTO sales.orders SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))",
-		"CREATE TABLE sales.c AS SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))",
+		"CREATE TABLE sales.c AS SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))",
 		"EXPORT DATA OPTIONS (uri = 'gs://elsewhere/x/*.csv', format = 'CSV') AS SELECT * FROM sales.orders",
 		"WITH x AS (SELECT * FROM sales.orders) EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*') AS SELECT * FROM x",
 		"SELECT * FROM sales.orders |> EXPORT DATA OPTIONS (uri = 'gs://elsewhere/*', format = 'JSON')",

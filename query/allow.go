@@ -15,9 +15,11 @@ import (
 // readings, and either one refuses:
 //
 //   - the text (checkText, before any request): every object path sqltext
-//     finds — tables, models, routines, datasets, in every position
-//     GoogleSQL names one — must resolve to an allowed dataset, and a
-//     statement whose objects sqltext cannot all place is refused;
+//     finds — tables, models, routines, datasets, property graphs, in
+//     every position GoogleSQL names one — must resolve to an allowed
+//     dataset, and a statement whose objects sqltext cannot all place is
+//     refused; then the tables each graph it reads is built on, looked up
+//     in its dataset's INFORMATION_SCHEMA (checkGraphs, graph.go);
 //   - BigQuery's dry run (checkPlan, before the job): every table it reads
 //     (views resolved to the tables under them), every routine it calls and
 //     every object its DDL or DCL targets must be in an allowed dataset,
@@ -111,8 +113,18 @@ func (s *Service) checkText(r *request) error {
 	for _, o := range st.Objects {
 		switch o.Kind {
 		case sqltext.Graph:
-			return a.Denied("the statement reads the property graph " + strings.Join(o.Path, ".") + ": a graph's node and edge tables may lie in any dataset, so graphs are refused under a dataset allowlist").
-				WithHint("Query the graph's node and edge tables of " + a.String() + " directly, with joins.")
+			// The graph's own dataset here; the tables it is built on
+			// after every other object passed (checkGraphs).
+			refs, err := s.graphRefs(r, o)
+			if err != nil {
+				return err
+			}
+			for _, ref := range refs {
+				if !a.Allows(ref.project, ref.dataset) {
+					return a.Denied(fmt.Sprintf("the statement names %s %s, outside this server's dataset allowlist", o.Kind, ref))
+				}
+			}
+			continue
 		case sqltext.Connection:
 			if !s.cfg.Connections.Allows(o.Path, s.cfg.Project) {
 				return a.Denied("the statement uses the connection " + strings.Join(o.Path, ".") + ", which reaches outside BigQuery's datasets and is not in this server's --connections (" + s.cfg.Connections.String() + ")").

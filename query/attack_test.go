@@ -82,7 +82,8 @@ func TestAllowlistUnderAttack(t *testing.T) {
 		{sql: "EXECUTE IMMEDIATE 'DROP SCHEMA secret'", writes: true},
 		{sql: "CREATE CAPACITY `p.region-us.c` OPTIONS (slot_count = 100)", writes: true},
 		{sql: "CREATE EXTERNAL TABLE sales.e WITH CONNECTION `p.us.c` OPTIONS (format = 'CSV', uris = ['gs://b/x'])", writes: true},
-		// Issue 28's third round. Property graphs, in every position.
+		// Issue 28's third round. Property graphs, in every position: of
+		// a dataset outside, or built on a table outside (sales.g).
 		{sql: "SELECT * FROM GRAPH_TABLE(secret.g MATCH (n) COLUMNS (n.id))"},
 		{sql: "SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))"},
 		{sql: "SELECT * FROM sales.orders, GRAPH_TABLE(`p.secret.g` MATCH (n) COLUMNS (n.id)) AS g"},
@@ -138,6 +139,9 @@ func TestAllowlistUnderAttack(t *testing.T) {
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			s, fake := newGovernedService(t, nil, tc.writes, func(c *Config) { c.ExportGCS = "gs://b/exports" })
+			// sales.g is a graph of an allowed dataset built on a table
+			// outside: its lookup refuses it (graph.go).
+			addGraph(fake, "p.sales.g", graphDef(t, "p.sales.g", []string{"p.secret.people"}))
 			if tc.stats != nil {
 				fake.stats = map[string]*bq.JobStatistics2{tc.sql: tc.stats}
 			}

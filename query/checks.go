@@ -137,12 +137,18 @@ func (s *Service) readOnlyPlan(_ context.Context, r *request, plan *dryRunResult
 	return s.checkStatementType(r, st)
 }
 
-// allowlistText checks the objects the text names against --datasets.
-func (s *Service) allowlistText(_ context.Context, r *request, _ pass) error {
+// allowlistText checks the objects the text names against --datasets,
+// then the tables the property graphs it reads are built on (one lookup
+// per graph not remembered; none without an allowlist).
+func (s *Service) allowlistText(ctx context.Context, r *request, _ pass) error {
 	if !s.cfg.Datasets.Enabled() {
 		return nil
 	}
-	if err := s.checkText(r); err != nil {
+	err := s.checkText(r)
+	if err == nil {
+		err = s.checkGraphs(ctx, r)
+	}
+	if err != nil {
 		return bqerr.From(err).WithQuery(r.sql)
 	}
 	return nil
@@ -164,7 +170,9 @@ func (s *Service) allowlistPlan(ctx context.Context, r *request, plan *dryRunRes
 // call of the same text (admitting only); it refuses nothing.
 func (s *Service) remember(_ context.Context, r *request, plan *dryRunResult, p pass) error {
 	if p == admitting {
-		s.verdicts.add(r, verdict{statementType: plan.StatementType, datasetsAllowed: s.cfg.Datasets.Enabled() && allAllowed(s, plan)})
+		// A graph's definition can change under the same text: its
+		// query is dry-run again each time.
+		s.verdicts.add(r, verdict{statementType: plan.StatementType, datasetsAllowed: s.cfg.Datasets.Enabled() && allAllowed(s, plan) && !readsGraph(r)})
 	}
 	return nil
 }

@@ -156,7 +156,7 @@ func NewService(cfg Config) *Service {
 		cfg.State = governance.NewMemory(governance.NewBudget(governance.Limits{}).WithUSDPerDay(cfg.LedgerPricing(cfg.Location)), nil)
 	}
 	s := &Service{client: cfg.Client, rest: cfg.REST, exec: cfg.Executor, hooks: cfg.Hooks, cfg: cfg, log: cfg.Logger,
-		verdicts: newVerdicts(), views: newViewCache()}
+		verdicts: newVerdicts(), views: newViewCache(), graphs: newGraphCache()}
 	s.jobs = s.newRunner(cfg)
 	s.rules = s.checks()
 	return s

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,7 +26,6 @@ var everydayRules = []string{
 	"script",                    // more than one statement (temporary functions and one query are one)
 	"call",                      // CALL
 	"execute-immediate",         // EXECUTE IMMEDIATE
-	"graph",                     // GRAPH_TABLE, GRAPH queries, CREATE/DROP PROPERTY GRAPH
 	"connection",                // WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models and functions, external tables
 	"region-information-schema", // region- and project-level INFORMATION_SCHEMA
 	"export-data",               // EXPORT DATA outside the --export-gcs prefix (gs://acme-exports/mcp in the test)
@@ -45,7 +45,26 @@ type everydayCase struct {
 	hasPlan    bool
 	planType   string
 	planTables []string
-	sql        string
+	// graphs are the "graph:" headers: property graphs the fake serves
+	// from INFORMATION_SCHEMA.PROPERTY_GRAPHS for the allowlist's lookup.
+	graphs []everydayGraph
+	sql    string
+}
+
+// everydayGraph is a "graph: ds.g = ds.t1, ds.t2" header: the graph
+// dataset.name (or project.dataset.name) and the tables it is built on,
+// read as its node tables (project p unless named).
+type everydayGraph struct {
+	name   string
+	tables []string
+}
+
+// qualified is name with the project p when it has none.
+func qualified(name string) string {
+	if strings.Count(name, ".") < 2 {
+		return "p." + name
+	}
+	return name
 }
 
 // short is the statement's first 100 characters on one line.
@@ -102,6 +121,18 @@ func readEverydayCorpus(t *testing.T, path string) []everydayCase {
 					c.writes = true
 				case strings.HasPrefix(h, "refused:"):
 					c.refused = strings.TrimSpace(strings.TrimPrefix(h, "refused:"))
+				case strings.HasPrefix(h, "graph:"):
+					name, tables, ok := strings.Cut(strings.TrimPrefix(h, "graph:"), "=")
+					g := everydayGraph{name: qualified(strings.TrimSpace(name))}
+					for _, tb := range strings.Split(tables, ",") {
+						if tb = strings.TrimSpace(tb); tb != "" {
+							g.tables = append(g.tables, qualified(tb))
+						}
+					}
+					if !ok || len(g.tables) == 0 {
+						t.Fatalf("%s:%d: a graph header is graph: ds.g = ds.t1, ds.t2", path, blockLine+j)
+					}
+					c.graphs = append(c.graphs, g)
 				case strings.HasPrefix(h, "plan:"):
 					f := strings.Fields(strings.TrimPrefix(h, "plan:"))
 					if len(f) == 0 {
@@ -249,11 +280,30 @@ func everydayStatementType(c everydayCase) (string, error) {
 // everydayTables are the tables of the reads datasets the text names, as a
 // dry run lists them: project-qualified, a wildcard table as one table it
 // matches, routines (a path right before '(') and INFORMATION_SCHEMA left
-// out.
+// out; a graph's tables in place of the graph.
 func everydayTables(c everydayCase) []string {
 	if c.hasPlan {
 		return c.planTables
 	}
+	if len(c.graphs) == 0 {
+		return everydayTextTables(c)
+	}
+	graphs := map[string]bool{}
+	var out []string
+	for _, g := range c.graphs {
+		graphs[g.name] = true
+		out = append(out, g.tables...)
+	}
+	for _, t := range everydayTextTables(c) {
+		if !graphs[t] && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// everydayTextTables are the tables of the reads datasets the text names.
+func everydayTextTables(c everydayCase) []string {
 	text := strings.ReplaceAll(c.sql, "`", "")
 	seen := map[string]bool{}
 	var out []string
@@ -400,6 +450,9 @@ func TestEverydaySQL(t *testing.T) {
 
 			// Under an allowlist of exactly the datasets it reads.
 			s, fake := everydayService(t, plans, allow, c.writes, datasets)
+			for _, g := range c.graphs {
+				addGraph(fake, g.name, graphDef(t, g.name, g.tables))
+			}
 			setting := fmt.Sprintf("--datasets %s", allow)
 			if c.writes {
 				setting += " --allow-writes"
@@ -439,6 +492,8 @@ func TestEverydaySQL(t *testing.T) {
 				exec, dry, jobs := runBoth(s, fake, c.sql)
 				setting := "read-only, no allowlist"
 				switch {
+				case fake.graphLookups() != 0:
+					fail(setting, exec, dry, jobs, "a graph was looked up without an allowlist")
 				case exec.err != nil && (dry.err != nil || !dry.wouldExecute):
 					fail(setting, exec, dry, jobs, "refused by both tools, want allowed")
 				case exec.err != nil || dry.err != nil || !dry.wouldExecute:

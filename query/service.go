@@ -52,6 +52,9 @@ type Service struct {
 	// views remembers the tables under views for the dataset allowlist
 	// (allow.go).
 	views *ttlCache[tableRef, []tableRef]
+	// graphs remembers the tables property graphs are built on for the
+	// dataset allowlist (graph.go).
+	graphs *ttlCache[tableRef, []tableRef]
 	// partitions remembers tables' partition sizes for cost advice
 	// (advice.go), made on first use.
 	partitions     *ttlCache[tableRef, *partitionSizes]

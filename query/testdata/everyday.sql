@@ -8,6 +8,9 @@
 --   -- refused: <rule>   a documented rule refuses it under an allowlist
 --   -- plan: TYPE p.ds.t ...   the dry run's statementType and tables, when
 --                             the test's default (from the text) is wrong
+--   -- graph: ds.g = ds.t1, ds.t2   a property graph the statement reads and
+--                             the tables it is built on, which the test's
+--                             INFORMATION_SCHEMA.PROPERTY_GRAPHS serves
 -- The statements are written from the shapes of BigQuery's documentation,
 -- the GA4 and Universal Analytics export references, dbt and Looker style
 -- analytics models and the BigQuery ML tutorials. Datasets: sales,
@@ -2541,7 +2544,7 @@ EXECUTE IMMEDIATE 'SELECT * FROM sales.orders WHERE status = ?' USING 'shipped'
 ;;
 -- model: GRAPH_TABLE from-item (BigQuery graph docs)
 -- reads: sales
--- refused: graph
+-- graph: sales.customer_graph = sales.customers, sales.products, sales.orders
 SELECT *
 FROM GRAPH_TABLE(
   sales.customer_graph
@@ -2551,7 +2554,7 @@ FROM GRAPH_TABLE(
 ;;
 -- model: GRAPH query in GQL (graph query language docs)
 -- reads: sales
--- refused: graph
+-- graph: sales.customer_graph = sales.customers, sales.products, sales.orders
 GRAPH sales.customer_graph
 MATCH (c:Customer)-[:Ordered]->(pr:Product)
 RETURN pr.sku AS sku, COUNT(c) AS buyers
@@ -2561,14 +2564,13 @@ LIMIT 10
 ;;
 -- model: GRAPH_TABLE in a pipe query
 -- reads: sales
--- refused: graph
+-- graph: sales.customer_graph = sales.customers, sales.products, sales.orders
 FROM GRAPH_TABLE(sales.customer_graph MATCH (a:Customer)-[:Referred]->(b:Customer) COLUMNS (a.customer_id AS referrer, b.customer_id AS referred))
 |> AGGREGATE COUNT(*) AS referrals GROUP BY referrer
 ;;
 -- model: CREATE PROPERTY GRAPH (graph schema docs)
 -- reads: sales
 -- writes
--- refused: graph
 CREATE OR REPLACE PROPERTY GRAPH sales.customer_graph
   NODE TABLES (
     sales.customers KEY (customer_id) LABEL Customer,
@@ -2584,7 +2586,6 @@ CREATE OR REPLACE PROPERTY GRAPH sales.customer_graph
 -- model: DROP PROPERTY GRAPH
 -- reads: sales
 -- writes
--- refused: graph
 DROP PROPERTY GRAPH IF EXISTS sales.customer_graph
 ;;
 -- model: EXTERNAL_QUERY to Cloud SQL (federated queries docs)
