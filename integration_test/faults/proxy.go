@@ -116,6 +116,9 @@ type Proxy struct {
 	rng      *rand.Rand
 	// plan answers what the emulator's planner lacks (plan.go).
 	plan *Plan
+	// graphs are property graphs' definitions by project.dataset.name
+	// (graphs.go).
+	graphs map[string]string
 }
 
 type heldJob struct {
@@ -321,6 +324,12 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if project, def, found, answer := p.graphFor(req, body); answer {
+		req.Fault = "planned"
+		p.record(req)
+		answerGraph(w, project, def, found)
+		return
+	}
 	plan := p.planFor(req)
 	if plan != nil && req.Op == "jobs.query" {
 		req.Fault = "planned"
