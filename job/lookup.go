@@ -13,7 +13,8 @@ import (
 
 // Lookup runs q, a small query the server makes for itself on a caller's
 // behalf (cost advice's INFORMATION_SCHEMA.PARTITIONS sizes,
-// search_columns' COLUMN_FIELD_PATHS search), to its end, as one job like
+// search_columns' COLUMN_FIELD_PATHS search, the dataset allowlist's
+// INFORMATION_SCHEMA.PROPERTY_GRAPHS definitions), to its end, as one job like
 // any other: one jobs.query whose requestId is chosen before the first
 // attempt, so that a retry after a lost answer meets the same job, never a
 // second; the call's labels; the caller's record of it. c is the hold the

@@ -422,3 +422,57 @@ func TestGraphDocumentationExamples(t *testing.T) {
 		t.Errorf("%d lookups for CREATE PROPERTY GRAPH, want none", n)
 	}
 }
+
+// TestGraphDefinitionAsBigQueryWritesIt: a property_graph_metadata_json in
+// the shape BigQuery returns (typed properties, an edge named by its
+// table's path, times and etag) gives its node and edge tables, each once;
+// a node table of another project keeps its project.
+func TestGraphDefinitionAsBigQueryWritesIt(t *testing.T) {
+	const def = `{
+	  "creationTime": "2026-02-14T23:25:51.378016Z",
+	  "edgeTables": [{
+	    "dataSourceTable": {"datasetId": "arxiv", "projectId": "graphs-poc", "tableId": "edges"},
+	    "destinationNodeReference": {"edgeTableColumns": ["target_id"], "nodeTable": "nodes", "nodeTableColumns": ["id"]},
+	    "keyColumns": ["id", "target_id"],
+	    "labelAndProperties": [{"label": "edge", "properties": [{"dataType": {"typeKind": "STRING"}, "expression": "source", "name": "source"}]}],
+	    "name": "graphs-poc.arxiv.edges",
+	    "sourceNodeReference": {"edgeTableColumns": ["id"], "nodeTable": "nodes", "nodeTableColumns": ["id"]}
+	  }],
+	  "etag": "LLU+8RdCldBSyg46UncjUA==",
+	  "lastModifiedTime": "2026-02-14T23:25:51.378016Z",
+	  "nodeTables": [
+	    {"dataSourceTable": {"datasetId": "arxiv", "projectId": "graphs-poc", "tableId": "nodes"}, "keyColumns": ["id"],
+	     "labelAndProperties": [{"label": "node", "properties": [{"dataType": {"arrayElementType": {"typeKind": "FLOAT64"}, "typeKind": "ARRAY"}, "expression": "feat", "name": "feat"}]}],
+	     "name": "nodes"},
+	    {"dataSourceTable": {"datasetId": "ref", "projectId": "other-project", "tableId": "nodes"}, "keyColumns": ["id"], "name": "more"}
+	  ],
+	  "propertyGraphReference": {"datasetId": "arxiv", "projectId": "graphs-poc", "propertyGraphId": "arxiv"}
+	}`
+	tables, err := graphElementTables(def)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []tableRef{{"graphs-poc", "arxiv", "edges"}, {"graphs-poc", "arxiv", "nodes"}, {"other-project", "ref", "nodes"}}
+	if len(tables) != len(want) {
+		t.Fatalf("tables = %v, want %v", tables, want)
+	}
+	for i := range want {
+		if tables[i] != want[i] {
+			t.Errorf("tables = %v, want %v", tables, want)
+		}
+	}
+	for _, bad := range []string{
+		`[]`, `null`, `{"nodeTables": {}}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t", "snapshotTime": "x"}}]}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": ""}}]}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t"}, "sourceNodeReference": {"nodeTable": "n"}}]}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t"}}], "edgeTables": [{"name": "e", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "e"}, "sourceNodeReference": {"nodeTable": "n"}}]}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t"}}], "edgeTables": [{"name": "e", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "e"}, "sourceNodeReference": {"nodeTable": "n"}, "destinationNodeReference": {"nodeTable": "x"}}]}`,
+		`{"nodeTables": [{"name": "n", "DataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t"}}]}`,
+		`{"nodeTables": [{"name": "n", "dataSourceTable": {"projectId": "p", "datasetId": "d", "tableId": "t"}}], "baseTables": []}`,
+	} {
+		if tables, err := graphElementTables(bad); err == nil {
+			t.Errorf("%s: read as %v, want an error", bad, tables)
+		}
+	}
+}

@@ -30,8 +30,10 @@ const (
 	// Dataset is a dataset (GoogleSQL's schema): CREATE SCHEMA x,
 	// GRANT … ON SCHEMA x.
 	Dataset
-	// Graph is a property graph (GRAPH_TABLE(g …), GRAPH g, CREATE
-	// PROPERTY GRAPH g). Its element tables are not in the text.
+	// Graph is a property graph (GRAPH_TABLE(g …), GRAPH g,
+	// GRAPH_EXPAND(g), CREATE PROPERTY GRAPH g). A graph query's node and
+	// edge tables are not in the text (the caller must look them up); the
+	// ones CREATE PROPERTY GRAPH builds on are, read as tables.
 	Graph
 	// Connection is a connection to a source outside BigQuery's datasets
 	// (Cloud Storage, another database, a model endpoint): WITH
