@@ -476,3 +476,30 @@ func TestGraphDefinitionAsBigQueryWritesIt(t *testing.T) {
 		}
 	}
 }
+
+// TestRetriedGraphLookupIsOneJob: a lookup whose first answer is lost is
+// retried under the same requestId (one job, never two), and the caller's
+// budget counts it once, at what it billed, with nothing left held.
+func TestRetriedGraphLookupIsOneJob(t *testing.T) {
+	_, fast := withOpLog(t)
+	const sql = "SELECT * FROM GRAPH_TABLE(sales.g MATCH (n) COLUMNS (n.id))"
+	s, fake := newGovernedService(t, map[string]plan{sql: {"SELECT", []string{"p.sales.people"}, 0}}, false, fast)
+	addGraph(fake, "p.sales.g", graphDef(t, "p.sales.g", []string{"p.sales.people"}))
+	fake.On(bqfake.JobsQuery).When(isGraphLookup).Times(1).FailAfter(http.StatusServiceUnavailable, "backendError")
+	if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range fake.Requests(bqfake.JobsQuery) {
+		if isGraphLookup(r) {
+			ids = append(ids, r.QueryRequest.RequestId)
+		}
+	}
+	if len(ids) != 2 || ids[0] == "" || ids[0] != ids[1] {
+		t.Fatalf("lookup attempts sent requestIds %q, want two attempts of one", ids)
+	}
+	rep, err := s.cfg.State.Report(context.Background(), "")
+	if err != nil || rep.Today.Jobs != 1 || rep.Today.BytesBilled != 10<<20 || rep.Reserved != 0 {
+		t.Errorf("spend after the retried lookup = %+v (reserved %d), %v; want one job of 10 MB, nothing held", rep.Today, rep.Reserved, err)
+	}
+}
