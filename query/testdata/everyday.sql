@@ -2985,3 +2985,970 @@ SELECT schema_name, option_name, option_value
 FROM `p`.INFORMATION_SCHEMA.SCHEMATA_OPTIONS
 WHERE option_name = 'default_table_expiration_days'
 ;;
+-- ===== Issue 35 (corpus): more GA4 export idioms, modelled on the public
+-- GA4 BigQuery query collections (ga4bigquery.com style recipes, the GA4
+-- export schema reference, Google's GA4 sample ecommerce queries). =====
+-- model: GA4 every event parameter key with its value types, over a month of daily tables
+-- reads: analytics_123456
+SELECT
+  ep.key,
+  COUNT(*) AS occurrences,
+  COUNTIF(ep.value.string_value IS NOT NULL) AS string_values,
+  COUNTIF(ep.value.int_value IS NOT NULL) AS int_values,
+  COUNTIF(ep.value.double_value IS NOT NULL OR ep.value.float_value IS NOT NULL) AS float_values
+FROM `analytics_123456.events_*`, UNNEST(event_params) AS ep
+WHERE _TABLE_SUFFIX BETWEEN '20240201' AND '20240229'
+GROUP BY ep.key
+ORDER BY occurrences DESC
+;;
+-- model: GA4 a parameter's value whatever its type (COALESCE over the four value fields)
+-- reads: analytics_123456
+SELECT
+  event_name,
+  (SELECT COALESCE(value.string_value, CAST(value.int_value AS STRING), CAST(value.double_value AS STRING), CAST(value.float_value AS STRING))
+   FROM UNNEST(event_params) WHERE key = 'value') AS event_value
+FROM `p.analytics_123456.events_20240215`
+WHERE event_name IN ('purchase', 'generate_lead')
+;;
+-- model: GA4 session source and medium of the session's first event (ARRAY_AGG ... LIMIT 1)
+-- reads: analytics_123456
+WITH events AS (
+  SELECT
+    user_pseudo_id,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'source') AS source,
+    (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'medium') AS medium,
+    event_timestamp
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 28 DAY))
+                          AND FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+)
+SELECT
+  user_pseudo_id,
+  session_id,
+  ARRAY_AGG(STRUCT(source, medium) IGNORE NULLS ORDER BY event_timestamp LIMIT 1)[SAFE_OFFSET(0)] AS first_touch
+FROM events
+GROUP BY user_pseudo_id, session_id
+;;
+-- model: GA4 closed funnel per user with the time of each step (MIN IF)
+-- reads: analytics_123456
+WITH steps AS (
+  SELECT
+    user_pseudo_id,
+    MIN(IF(event_name = 'view_item', event_timestamp, NULL)) AS viewed_at,
+    MIN(IF(event_name = 'add_to_cart', event_timestamp, NULL)) AS carted_at,
+    MIN(IF(event_name = 'begin_checkout', event_timestamp, NULL)) AS checkout_at,
+    MIN(IF(event_name = 'purchase', event_timestamp, NULL)) AS purchased_at
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  GROUP BY user_pseudo_id
+)
+SELECT
+  COUNTIF(viewed_at IS NOT NULL) AS step1_view,
+  COUNTIF(carted_at > viewed_at) AS step2_cart,
+  COUNTIF(checkout_at > carted_at AND carted_at > viewed_at) AS step3_checkout,
+  COUNTIF(purchased_at > checkout_at AND checkout_at > carted_at AND carted_at > viewed_at) AS step4_purchase
+FROM steps
+;;
+-- model: GA4 last non-direct click attribution with LAST_VALUE IGNORE NULLS
+-- reads: analytics_123456
+WITH touches AS (
+  SELECT
+    user_pseudo_id,
+    event_timestamp,
+    event_name,
+    NULLIF(collected_traffic_source.manual_source, '(direct)') AS source,
+    collected_traffic_source.manual_medium AS medium,
+    ecommerce.purchase_revenue AS revenue
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+)
+SELECT
+  COALESCE(LAST_VALUE(source IGNORE NULLS) OVER (PARTITION BY user_pseudo_id ORDER BY event_timestamp
+    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), '(direct)') AS attributed_source,
+  SUM(revenue) OVER (PARTITION BY user_pseudo_id) AS user_revenue,
+  event_name
+FROM touches
+QUALIFY event_name = 'purchase'
+;;
+-- model: GA4 items with item-scoped revenue and coupon (UNNEST(items) AS item)
+-- reads: analytics_123456
+SELECT
+  item.item_id,
+  item.item_name,
+  item.item_category,
+  item.coupon,
+  SUM(item.quantity) AS units,
+  SUM(item.item_revenue) AS item_revenue
+FROM `p.analytics_123456.events_*`, UNNEST(items) AS item
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+  AND event_name = 'purchase'
+GROUP BY 1, 2, 3, 4
+HAVING units > 0
+ORDER BY item_revenue DESC
+;;
+-- model: GA4 today's intraday events by name (events_intraday_* with _TABLE_SUFFIX)
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS events, COUNT(DISTINCT user_pseudo_id) AS users
+FROM `analytics_123456.events_intraday_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', CURRENT_DATE('Europe/Berlin'))
+GROUP BY event_name
+ORDER BY events DESC
+;;
+-- model: GA4 user property from a scalar subquery of user_properties
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(user_properties) WHERE key = 'membership_level') AS membership,
+  COUNT(DISTINCT user_pseudo_id) AS users,
+  SUM(ecommerce.purchase_revenue) AS revenue
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY membership
+;;
+-- model: GA4 purchases de-duplicated by transaction_id
+-- reads: analytics_123456
+SELECT
+  ecommerce.transaction_id,
+  ANY_VALUE(ecommerce.purchase_revenue_in_usd) AS revenue_usd,
+  MIN(TIMESTAMP_MICROS(event_timestamp)) AS purchased_at
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  AND event_name = 'purchase'
+  AND ecommerce.transaction_id IS NOT NULL
+  AND ecommerce.transaction_id != '(not set)'
+GROUP BY 1
+;;
+-- model: GA4 page path without query string from page_location (REGEXP_EXTRACT)
+-- reads: analytics_123456
+SELECT
+  REGEXP_EXTRACT((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location'), r'^https?://[^/]+([^?#]*)') AS page_path,
+  COUNT(*) AS page_views,
+  COUNT(DISTINCT user_pseudo_id) AS users
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107' AND event_name = 'page_view'
+GROUP BY page_path
+ORDER BY page_views DESC
+LIMIT 50
+;;
+-- model: GA4 exit pages (LAST_VALUE of page_location per session)
+-- reads: analytics_123456
+WITH pv AS (
+  SELECT
+    user_pseudo_id,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page,
+    event_timestamp
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107' AND event_name = 'page_view'
+)
+SELECT exit_page, COUNT(*) AS exits
+FROM (
+  SELECT DISTINCT user_pseudo_id, session_id,
+    LAST_VALUE(page) OVER (PARTITION BY user_pseudo_id, session_id ORDER BY event_timestamp
+      ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS exit_page
+  FROM pv
+)
+GROUP BY exit_page
+ORDER BY exits DESC
+;;
+-- model: GA4 time on page from the next page_view's timestamp (LEAD)
+-- reads: analytics_123456
+SELECT
+  page,
+  AVG(TIMESTAMP_DIFF(next_ts, ts, SECOND)) AS avg_seconds_on_page
+FROM (
+  SELECT
+    (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page,
+    TIMESTAMP_MICROS(event_timestamp) AS ts,
+    LEAD(TIMESTAMP_MICROS(event_timestamp)) OVER (
+      PARTITION BY user_pseudo_id, (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id')
+      ORDER BY event_timestamp) AS next_ts
+  FROM `analytics_123456.events_20240115`
+  WHERE event_name = 'page_view'
+)
+WHERE next_ts IS NOT NULL
+GROUP BY page
+;;
+-- model: GA4 cart abandoners: users who added to cart and never purchased (EXCEPT DISTINCT)
+-- reads: analytics_123456
+SELECT user_pseudo_id FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name = 'add_to_cart'
+EXCEPT DISTINCT
+SELECT user_pseudo_id FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name = 'purchase'
+;;
+-- model: GA4 device, browser and country of sessions (device and geo records)
+-- reads: analytics_123456
+SELECT
+  device.category,
+  device.web_info.browser,
+  device.operating_system,
+  geo.country,
+  geo.city,
+  COUNT(DISTINCT CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING))) AS sessions
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY ALL
+;;
+-- model: GA4 maximum scroll per session from a subquery over an inner subquery of the event's params
+-- reads: analytics_123456
+SELECT
+  user_pseudo_id,
+  (SELECT MAX(pct) FROM (SELECT value.int_value AS pct FROM UNNEST(e.event_params) WHERE key = 'percent_scrolled')) AS max_scroll
+FROM `analytics_123456.events_20240115` AS e
+WHERE event_name = 'scroll'
+;;
+-- model: GA4 consent and privacy_info breakdown
+-- reads: analytics_123456
+SELECT
+  privacy_info.analytics_storage,
+  privacy_info.ads_storage,
+  COUNT(*) AS events,
+  COUNTIF(user_id IS NOT NULL) AS with_user_id
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+GROUP BY 1, 2
+;;
+-- model: GA4 sessions table joined to Google Ads cost by campaign (ROAS)
+-- reads: analytics_123456, mkt_eu
+WITH sessions AS (
+  SELECT
+    PARSE_DATE('%Y%m%d', event_date) AS day,
+    traffic_source.name AS campaign,
+    COUNT(DISTINCT CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING))) AS sessions,
+    SUM(IF(event_name = 'purchase', ecommerce.purchase_revenue, 0)) AS revenue
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  GROUP BY 1, 2
+)
+SELECT s.day, s.campaign, s.sessions, s.revenue, c.cost, SAFE_DIVIDE(s.revenue, c.cost) AS roas
+FROM sessions AS s
+LEFT JOIN mkt_eu.ads_campaign_cost AS c ON c.day = s.day AND c.campaign_name = s.campaign
+;;
+-- model: GA4 events per day with the table suffix as a date column
+-- reads: analytics_123456
+SELECT PARSE_DATE('%Y%m%d', _TABLE_SUFFIX) AS day, COUNT(*) AS events
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 14 DAY)) AND FORMAT_DATE('%Y%m%d', CURRENT_DATE())
+  AND _TABLE_SUFFIX NOT LIKE 'intraday%'
+GROUP BY day
+ORDER BY day
+;;
+-- model: GA4 event parameters pivoted to columns with MAX(IF(...)) after CROSS JOIN UNNEST
+-- reads: analytics_123456
+SELECT
+  e.event_timestamp,
+  e.user_pseudo_id,
+  MAX(IF(p.key = 'page_title', p.value.string_value, NULL)) AS page_title,
+  MAX(IF(p.key = 'engagement_time_msec', p.value.int_value, NULL)) AS engagement_time_msec,
+  MAX(IF(p.key = 'ga_session_number', p.value.int_value, NULL)) AS session_number
+FROM `analytics_123456.events_20240115` AS e
+CROSS JOIN UNNEST(e.event_params) AS p
+GROUP BY 1, 2
+;;
+-- model: GA4 user-level first and last seen with user_first_touch_timestamp
+-- reads: analytics_123456
+SELECT
+  user_pseudo_id,
+  TIMESTAMP_MICROS(MIN(user_first_touch_timestamp)) AS first_touch,
+  MAX(PARSE_DATE('%Y%m%d', event_date)) AS last_seen,
+  COUNT(DISTINCT event_date) AS active_days,
+  MAX(user_ltv.revenue) AS ltv
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX >= '20240101'
+GROUP BY user_pseudo_id
+;;
+-- model: GA4 product list performance: items viewed in lists vs added to cart (item_list_name)
+-- reads: analytics_123456
+SELECT
+  i.item_list_name,
+  COUNTIF(event_name = 'view_item_list') AS list_views,
+  COUNTIF(event_name = 'select_item') AS list_clicks,
+  COUNTIF(event_name = 'add_to_cart') AS adds
+FROM `analytics_123456.events_*` AS e, e.items AS i
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY 1
+;;
+-- model: GA4 sessions with a non-zero engagement flag via EXISTS of a correlated subquery in the select list
+-- reads: analytics_123456
+SELECT
+  event_date,
+  COUNTIF(EXISTS(SELECT 1 FROM UNNEST(event_params) WHERE key = 'session_engaged' AND value.string_value = '1')) AS engaged_events,
+  COUNT(*) AS events
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+GROUP BY event_date
+;;
+-- model: GA4 a session's pages as an ordered path string (STRING_AGG over a subquery of events)
+-- reads: analytics_123456
+SELECT
+  session_key,
+  STRING_AGG(page, ' > ' ORDER BY ts) AS path
+FROM (
+  SELECT
+    CONCAT(user_pseudo_id, '.', CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING)) AS session_key,
+    REGEXP_REPLACE((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location'), r'\?.*$', '') AS page,
+    event_timestamp AS ts
+  FROM `analytics_123456.events_20240115`
+  WHERE event_name = 'page_view'
+)
+GROUP BY session_key
+HAVING COUNT(*) BETWEEN 2 AND 20
+;;
+-- model: GA4 weekly cohort retention from first_visit (DATE_DIFF in weeks)
+-- reads: analytics_123456
+WITH first_seen AS (
+  SELECT user_pseudo_id, MIN(PARSE_DATE('%Y%m%d', event_date)) AS cohort_day
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331' AND event_name = 'first_visit'
+  GROUP BY 1
+), activity AS (
+  SELECT DISTINCT user_pseudo_id, PARSE_DATE('%Y%m%d', event_date) AS day
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+)
+SELECT
+  DATE_TRUNC(f.cohort_day, WEEK) AS cohort_week,
+  DATE_DIFF(a.day, f.cohort_day, WEEK) AS week_n,
+  COUNT(DISTINCT a.user_pseudo_id) AS users
+FROM first_seen AS f
+JOIN activity AS a USING (user_pseudo_id)
+GROUP BY 1, 2
+ORDER BY 1, 2
+;;
+-- model: GA4 pipe query: parameter extraction, filter and aggregate in pipe syntax
+-- reads: analytics_123456
+FROM `analytics_123456.events_*`
+|> WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107' AND event_name = 'page_view'
+|> EXTEND (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_title') AS page_title
+|> AGGREGATE COUNT(*) AS views GROUP BY page_title
+|> ORDER BY views DESC
+|> LIMIT 25
+;;
+-- model: GA4 daily table of the sample ecommerce dataset with a scalar subquery (public data)
+-- reads: bigquery-public-data.ga4_obfuscated_sample_ecommerce
+SELECT
+  event_name,
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_title') AS page_title,
+  COUNT(*) AS n
+FROM `bigquery-public-data.ga4_obfuscated_sample_ecommerce.events_20210131`
+GROUP BY 1, 2
+ORDER BY n DESC
+LIMIT 20
+;;
+-- model: GA4 intraday and daily tables unioned explicitly (UNION ALL of two wildcards)
+-- reads: analytics_123456
+SELECT event_date, event_name, user_pseudo_id FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+UNION ALL
+SELECT event_date, event_name, user_pseudo_id FROM `analytics_123456.events_intraday_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', CURRENT_DATE())
+;;
+-- model: GA4 items of purchases with the event's transaction through the implicit alias of the daily table
+-- reads: analytics_123456
+SELECT
+  ecommerce.transaction_id,
+  (SELECT COUNT(DISTINCT item_id) FROM events_20240115.items) AS distinct_items,
+  (SELECT SUM(quantity) FROM UNNEST(items)) AS units
+FROM analytics_123456.events_20240115
+WHERE event_name = 'purchase'
+;;
+-- model: GA4 scheduled query appending yesterday's sessions to a reporting table
+-- reads: analytics_123456, mkt_eu
+-- writes
+INSERT INTO mkt_eu.ga4_daily_sessions (day, source, medium, sessions)
+SELECT
+  PARSE_DATE('%Y%m%d', event_date),
+  traffic_source.source,
+  traffic_source.medium,
+  COUNT(DISTINCT CONCAT(user_pseudo_id, CAST((SELECT value.int_value FROM UNNEST(e.event_params) WHERE key = 'ga_session_id') AS STRING)))
+FROM `analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+GROUP BY 1, 2, 3
+;;
+-- model: GA4 flattened events table materialized daily (CREATE TABLE ... PARTITION BY AS)
+-- reads: analytics_123456, staging
+-- writes
+CREATE OR REPLACE TABLE staging.ga4_events_flat
+PARTITION BY event_day
+CLUSTER BY event_name
+AS
+SELECT
+  PARSE_DATE('%Y%m%d', event_date) AS event_day,
+  event_name,
+  user_pseudo_id,
+  (SELECT value.int_value FROM e.event_params WHERE key = 'ga_session_id') AS session_id,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS page_location,
+  (SELECT value.string_value FROM e.user_properties WHERE key = 'plan') AS plan
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+;;
+-- ===== Issue 35 (corpus): dbt-bigquery compiled output (dbt-core's
+-- default merge and view macros, dbt-bigquery's table, incremental and
+-- snapshot materializations, dbt's generic tests, dbt_utils macros). =====
+-- model: dbt view materialization, compiled (create or replace view ... OPTIONS() as)
+-- reads: staging, sales
+-- writes
+create or replace view `p`.`staging`.`stg_orders`
+  OPTIONS()
+  as with source as (
+
+    select * from `p`.`sales`.`orders`
+
+),
+
+renamed as (
+
+    select
+        order_id,
+        customer_id,
+        order_date as ordered_on,
+        status as order_status
+    from source
+
+)
+
+select * from renamed
+;;
+-- model: dbt view with persist_docs and labels in OPTIONS
+-- reads: staging
+-- writes
+create or replace view `p`.`staging`.`stg_customers`
+  OPTIONS(
+      description="""Customers, one row per customer""",
+    
+      labels=[('dbt_model', 'stg_customers'), ('team', 'analytics')]
+    )
+  as select customer_id, lower(trim(email)) as email, created_at from `p`.`staging`.`raw_customers`
+;;
+-- model: dbt table materialization with partition_by, cluster_by and OPTIONS (dbt-bigquery table.sql)
+-- reads: staging, sales
+-- writes
+  
+    
+
+    create or replace table `p`.`sales`.`fct_orders`
+      
+    partition by order_date
+    cluster by customer_id, order_status
+
+    OPTIONS(
+      description="""Orders fact table"""
+    )
+    as (
+      
+
+with orders as (
+    select * from `p`.`staging`.`stg_orders`
+),
+payments as (
+    select order_id, sum(amount) as amount from `p`.`staging`.`stg_payments` group by 1
+)
+select
+    orders.order_id,
+    orders.customer_id,
+    orders.ordered_on as order_date,
+    orders.order_status,
+    coalesce(payments.amount, 0) as amount
+from orders
+left join payments using (order_id)
+    );
+  
+;;
+-- model: dbt table partitioned by timestamp_trunc with require_partition_filter and expiration
+-- reads: analytics_123456, staging
+-- writes
+create or replace table `p`.`staging`.`int_ga4_events`
+  partition by timestamp_trunc(event_ts, day)
+  cluster by event_name
+  OPTIONS(
+    require_partition_filter=True,
+    partition_expiration_days=400
+  )
+  as (
+    select timestamp_micros(event_timestamp) as event_ts, event_name, user_pseudo_id
+    from `p`.`analytics_123456`.`events_*`
+    where _table_suffix >= '20240101'
+  );
+;;
+-- model: dbt table partitioned by an integer range (range_bucket partition_by config)
+-- reads: sales
+-- writes
+create or replace table `p`.`sales`.`customer_buckets`
+  partition by range_bucket(customer_id, generate_array(0, 1000000, 1000))
+  OPTIONS()
+  as (
+    select customer_id, count(*) as orders from `p`.`sales`.`orders` group by 1
+  );
+;;
+-- model: dbt incremental merge strategy, compiled (merge into ... as DBT_INTERNAL_DEST)
+-- reads: sales, staging
+-- writes
+    merge into `p`.`sales`.`fct_orders` as DBT_INTERNAL_DEST
+        using (
+          select
+    order_id,
+    customer_id,
+    order_date,
+    order_status,
+    amount
+from `p`.`staging`.`stg_orders`
+where order_date >= (select max(order_date) from `p`.`sales`.`fct_orders`)
+        ) as DBT_INTERNAL_SOURCE
+        on (
+                DBT_INTERNAL_SOURCE.order_id = DBT_INTERNAL_DEST.order_id
+            )
+
+    
+    when matched then update set
+        `order_id` = DBT_INTERNAL_SOURCE.`order_id`,`customer_id` = DBT_INTERNAL_SOURCE.`customer_id`,`order_date` = DBT_INTERNAL_SOURCE.`order_date`,`order_status` = DBT_INTERNAL_SOURCE.`order_status`,`amount` = DBT_INTERNAL_SOURCE.`amount`
+    
+
+    when not matched then insert
+        (`order_id`, `customer_id`, `order_date`, `order_status`, `amount`)
+    values
+        (`order_id`, `customer_id`, `order_date`, `order_status`, `amount`)
+;;
+-- model: dbt incremental merge with a composite unique_key and incremental_predicates
+-- reads: analytics_123456, staging
+-- writes
+merge into `p`.`staging`.`ga4_sessions_daily` as DBT_INTERNAL_DEST
+        using (
+          select
+            parse_date('%Y%m%d', event_date) as session_date,
+            user_pseudo_id,
+            (select value.int_value from unnest(event_params) where key = 'ga_session_id') as session_id,
+            count(*) as events
+          from `p`.`analytics_123456`.`events_*`
+          where _table_suffix >= format_date('%Y%m%d', date_sub(current_date(), interval 3 day))
+          group by 1, 2, 3
+        ) as DBT_INTERNAL_SOURCE
+        on (DBT_INTERNAL_DEST.session_date >= date_sub(current_date(), interval 3 day)) and (
+                    DBT_INTERNAL_SOURCE.session_date = DBT_INTERNAL_DEST.session_date
+                ) and (
+                    DBT_INTERNAL_SOURCE.user_pseudo_id = DBT_INTERNAL_DEST.user_pseudo_id
+                ) and (
+                    DBT_INTERNAL_SOURCE.session_id = DBT_INTERNAL_DEST.session_id
+                )
+
+    when matched then update set
+        `events` = DBT_INTERNAL_SOURCE.`events`
+
+    when not matched then insert
+        (`session_date`, `user_pseudo_id`, `session_id`, `events`)
+    values
+        (`session_date`, `user_pseudo_id`, `session_id`, `events`)
+;;
+-- model: dbt incremental merge from the __dbt_tmp relation (on_schema_change runs)
+-- reads: sales
+-- writes
+merge into `p`.`sales`.`fct_payments` as DBT_INTERNAL_DEST
+        using `p`.`sales`.`fct_payments__dbt_tmp` as DBT_INTERNAL_SOURCE
+        on (
+                DBT_INTERNAL_SOURCE.payment_id = DBT_INTERNAL_DEST.payment_id
+            )
+    when matched then update set
+        `payment_id` = DBT_INTERNAL_SOURCE.`payment_id`,`amount` = DBT_INTERNAL_SOURCE.`amount`
+    when not matched then insert
+        (`payment_id`, `amount`)
+    values
+        (`payment_id`, `amount`)
+;;
+-- model: dbt incremental append strategy without unique_key (insert into ... select)
+-- reads: sales, staging
+-- writes
+insert into `p`.`sales`.`events_log` (`event_id`, `event_ts`, `payload`)
+    (
+       select `event_id`, `event_ts`, `payload`
+       from `p`.`staging`.`events_log__dbt_tmp`
+    )
+;;
+-- model: dbt insert_overwrite with static partitions, compiled (a script)
+-- reads: sales, staging
+-- writes
+-- refused: script
+create or replace table `p`.`sales`.`fct_daily__dbt_tmp`
+  partition by order_date
+  OPTIONS(expiration_timestamp=TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 12 hour))
+  as (select order_date, sum(amount) as revenue from `p`.`staging`.`stg_orders` group by 1);
+
+merge into `p`.`sales`.`fct_daily` as DBT_INTERNAL_DEST
+    using (select * from `p`.`sales`.`fct_daily__dbt_tmp`) as DBT_INTERNAL_SOURCE
+    on FALSE
+when not matched by source
+     and DBT_INTERNAL_DEST.order_date in (date_sub(current_date, interval 1 day), current_date)
+    then delete
+when not matched then insert
+    (`order_date`, `revenue`)
+values
+    (`order_date`, `revenue`);
+
+drop table if exists `p`.`sales`.`fct_daily__dbt_tmp`
+;;
+-- model: dbt insert_overwrite with dynamic partitions and _dbt_max_partition (declare/set script)
+-- reads: sales, staging
+-- writes
+-- refused: script
+declare dbt_partitions_for_replacement array<date>;
+declare _dbt_max_partition date default (
+      select max(order_date) from `p`.`sales`.`fct_daily`
+      where order_date is not null
+    );
+
+create or replace table `p`.`sales`.`fct_daily__dbt_tmp`
+  partition by order_date
+  OPTIONS(expiration_timestamp=TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 12 hour))
+  as (
+    select order_date, sum(amount) as revenue from `p`.`staging`.`stg_orders`
+    where order_date >= _dbt_max_partition
+    group by 1
+  );
+
+set (dbt_partitions_for_replacement) = (
+      select as struct
+          array_agg(distinct date(order_date) IGNORE NULLS)
+      from `p`.`sales`.`fct_daily__dbt_tmp`
+  );
+
+merge into `p`.`sales`.`fct_daily` as DBT_INTERNAL_DEST
+    using (select * from `p`.`sales`.`fct_daily__dbt_tmp`) as DBT_INTERNAL_SOURCE
+    on FALSE
+when not matched by source
+     and date(DBT_INTERNAL_DEST.order_date) in unnest(dbt_partitions_for_replacement)
+    then delete
+when not matched then insert
+    (`order_date`, `revenue`)
+values
+    (`order_date`, `revenue`);
+
+drop table if exists `p`.`sales`.`fct_daily__dbt_tmp`
+;;
+-- model: dbt microbatch batch on BigQuery (insert_overwrite of one batch's partition, a script)
+-- reads: analytics_123456, staging
+-- writes
+-- refused: script
+create or replace table `p`.`staging`.`ga4_daily__dbt_tmp_20240115`
+  partition by event_day
+  OPTIONS(expiration_timestamp=TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 12 hour))
+  as (
+    select parse_date('%Y%m%d', event_date) as event_day, count(*) as events
+    from `p`.`analytics_123456`.`events_20240115` group by 1
+  );
+merge into `p`.`staging`.`ga4_daily` as DBT_INTERNAL_DEST
+    using (select * from `p`.`staging`.`ga4_daily__dbt_tmp_20240115`) as DBT_INTERNAL_SOURCE
+    on FALSE
+when not matched by source and DBT_INTERNAL_DEST.event_day = '2024-01-15' then delete
+when not matched then insert (`event_day`, `events`) values (`event_day`, `events`)
+;;
+-- model: dbt snapshot first run, compiled (create table as with dbt_scd_id and validity columns)
+-- reads: sales, snapshots
+-- writes
+  
+    
+
+    create or replace table `p`.`snapshots`.`orders_snapshot`
+      
+    
+    
+
+    OPTIONS()
+    as (
+      
+    
+
+    select *,
+        to_hex(md5(concat(coalesce(cast(order_id as string), ''), '|',coalesce(cast(updated_at as string), '')))) as dbt_scd_id,
+        updated_at as dbt_updated_at,
+        updated_at as dbt_valid_from,
+        nullif(updated_at, updated_at) as dbt_valid_to
+    from (
+        select * from `p`.`sales`.`orders`
+    ) sbq
+
+    );
+  
+;;
+-- model: dbt snapshot merge, compiled (snapshot_merge_sql)
+-- reads: snapshots
+-- writes
+merge into `p`.`snapshots`.`orders_snapshot` as DBT_INTERNAL_DEST
+    using `p`.`snapshots`.`orders_snapshot__dbt_tmp` as DBT_INTERNAL_SOURCE
+    on DBT_INTERNAL_SOURCE.dbt_scd_id = DBT_INTERNAL_DEST.dbt_scd_id
+
+    when matched
+     and DBT_INTERNAL_DEST.dbt_valid_to is null
+     and DBT_INTERNAL_SOURCE.dbt_change_type in ('update', 'delete')
+        then update
+        set dbt_valid_to = DBT_INTERNAL_SOURCE.dbt_valid_to
+
+    when not matched
+     and DBT_INTERNAL_SOURCE.dbt_change_type = 'insert'
+        then insert (`order_id`, `status`, `updated_at`, `dbt_updated_at`, `dbt_valid_from`, `dbt_valid_to`, `dbt_scd_id`)
+        values (`order_id`, `status`, `updated_at`, `dbt_updated_at`, `dbt_valid_from`, `dbt_valid_to`, `dbt_scd_id`)
+;;
+-- model: dbt snapshot staging query (snapshot_staging_table: insertions and updates CTEs)
+-- reads: sales, snapshots
+with snapshot_query as (
+        select * from `p`.`sales`.`orders`
+    ),
+    snapshotted_data as (
+        select *, order_id as dbt_unique_key
+        from `p`.`snapshots`.`orders_snapshot`
+        where dbt_valid_to is null
+    ),
+    insertions_source_data as (
+        select *, order_id as dbt_unique_key, updated_at as dbt_updated_at, updated_at as dbt_valid_from,
+            nullif(updated_at, updated_at) as dbt_valid_to,
+            to_hex(md5(concat(coalesce(cast(order_id as string), ''), '|', coalesce(cast(updated_at as string), '')))) as dbt_scd_id
+        from snapshot_query
+    ),
+    insertions as (
+        select 'insert' as dbt_change_type, source_data.*
+        from insertions_source_data as source_data
+        left outer join snapshotted_data on snapshotted_data.dbt_unique_key = source_data.dbt_unique_key
+        where snapshotted_data.dbt_unique_key is null
+           or (snapshotted_data.dbt_unique_key is not null and (snapshotted_data.dbt_valid_from < source_data.updated_at))
+    )
+select * from insertions
+;;
+-- model: dbt generic test not_null, compiled (store_failures off: count of failures)
+-- reads: sales
+select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+      
+    
+  
+    
+
+select order_id
+from `p`.`sales`.`fct_orders`
+where order_id is null
+
+
+
+  
+  
+      
+    ) dbt_internal_test
+;;
+-- model: dbt generic test accepted_values, compiled
+-- reads: sales
+with all_values as (
+
+    select
+        order_status as value_field,
+        count(*) as n_records
+
+    from `p`.`sales`.`fct_orders`
+    group by order_status
+
+)
+
+select *
+from all_values
+where value_field not in (
+    'placed','shipped','completed','return_pending','returned'
+)
+;;
+-- model: dbt generic test relationships with a where config, compiled
+-- reads: sales, staging
+select
+      count(*) as failures,
+      count(*) != 0 as should_warn,
+      count(*) != 0 as should_error
+    from (
+with child as (
+    select customer_id as from_field
+    from (select * from `p`.`sales`.`fct_orders` where order_date >= '2024-01-01') dbt_subquery
+    where customer_id is not null
+),
+
+parent as (
+    select customer_id as to_field
+    from `p`.`staging`.`stg_customers`
+)
+
+select
+    from_field
+
+from child
+left join parent
+    on child.from_field = parent.to_field
+
+where parent.to_field is null
+    ) dbt_internal_test
+;;
+-- model: dbt_utils.unique_combination_of_columns test, compiled
+-- reads: staging
+with validation_errors as (
+
+    select
+        session_date, user_pseudo_id, session_id
+    from `p`.`staging`.`ga4_sessions_daily`
+    group by session_date, user_pseudo_id, session_id
+    having count(*) > 1
+
+)
+
+select *
+from validation_errors
+;;
+-- model: dbt_utils.expression_is_true and recency tests, compiled
+-- reads: sales
+with meet_condition as (
+    select * from `p`.`sales`.`fct_orders` where 1=1
+)
+select *
+from meet_condition
+where not(amount >= 0)
+union all
+select 1 as order_id, null, null, null, null
+from (
+  select max(timestamp(order_date)) as most_recent
+  from `p`.`sales`.`fct_orders`
+)
+where most_recent < timestamp_sub(current_timestamp(), interval 1 day)
+;;
+-- model: dbt_utils.generate_surrogate_key, compiled (to_hex(md5(...)) with null sentinels)
+-- reads: staging
+select
+    to_hex(md5(cast(coalesce(cast(user_pseudo_id as string), '_dbt_utils_surrogate_key_null_') || '-' || coalesce(cast(session_id as string), '_dbt_utils_surrogate_key_null_') as string))) as session_key,
+    *
+from `p`.`staging`.`ga4_sessions_daily`
+;;
+-- model: dbt_utils.union_relations, compiled (a _dbt_source_relation column per relation)
+-- reads: sales
+(
+            select
+                cast('`p`.`sales`.`orders_eu`' as string) as _dbt_source_relation,
+                cast(`order_id` as INT64) as `order_id`,
+                cast(`amount` as NUMERIC) as `amount`,
+                cast(null as STRING) as `vat_id`
+            from `p`.`sales`.`orders_eu`
+        )
+
+        union all
+        
+
+        (
+            select
+                cast('`p`.`sales`.`orders_us`' as string) as _dbt_source_relation,
+                cast(`order_id` as INT64) as `order_id`,
+                cast(`amount` as NUMERIC) as `amount`,
+                cast(`vat_id` as STRING) as `vat_id`
+            from `p`.`sales`.`orders_us`
+        )
+;;
+-- model: dbt_utils.date_spine, compiled (generate_series CTE of powers of two)
+-- reads:
+with rawdata as (
+    with p as (
+        select 0 as generated_number union all select 1
+    ), unioned as (
+    select
+    p0.generated_number * power(2, 0)
+     + p1.generated_number * power(2, 1)
+     + p2.generated_number * power(2, 2)
+     + p3.generated_number * power(2, 3)
+     + p4.generated_number * power(2, 4)
+     + p5.generated_number * power(2, 5)
+     + 1
+    as generated_number
+    from p as p0
+     cross join p as p1
+     cross join p as p2
+     cross join p as p3
+     cross join p as p4
+     cross join p as p5
+    )
+    select * from unioned
+    where generated_number <= 60
+    order by generated_number
+),
+all_periods as (
+    select (
+        datetime_add(cast('2024-01-01' as datetime), interval row_number() over (order by 1) - 1 day)
+    ) as date_day
+    from rawdata
+),
+filtered as (
+    select * from all_periods
+    where date_day <= cast('2024-03-01' as datetime)
+)
+select * from filtered
+;;
+-- model: dbt_utils.pivot, compiled (sum(case when ...) per value)
+-- reads: staging
+select
+  order_id,
+  sum(case when payment_method = 'credit_card' then amount else 0 end) as `credit_card_amount`,
+  sum(case when payment_method = 'coupon' then amount else 0 end) as `coupon_amount`,
+  sum(case when payment_method = 'bank_transfer' then amount else 0 end) as `bank_transfer_amount`,
+  sum(case when payment_method = 'gift_card' then amount else 0 end) as `gift_card_amount`
+from `p`.`staging`.`stg_payments`
+group by 1
+;;
+-- model: dbt adapter get_columns_in_relation / list_relations (dataset INFORMATION_SCHEMA)
+-- reads: staging
+select table_catalog as database, table_name as name, table_schema as schema,
+       case when table_type = 'VIEW' then 'view' else 'table' end as type
+from `p`.`staging`.INFORMATION_SCHEMA.TABLES
+;;
+-- model: dbt "dbt show" preview with a limit wrapper, compiled
+-- reads: sales
+select * from (
+    select customer_id, count(*) as orders from `p`.`sales`.`fct_orders` group by 1
+) as model_limit_subq
+limit 5
+;;
+-- model: dbt unit test fixture rows as a UNION ALL of casted literals, compiled
+-- reads:
+select cast(1 as INT64) as order_id, cast('2024-01-01' as DATE) as order_date, cast(10.5 as NUMERIC) as amount
+union all
+select cast(2 as INT64) as order_id, cast('2024-01-02' as DATE) as order_date, cast(null as NUMERIC) as amount
+;;
+-- model: dbt seed load, compiled (create table then insert values)
+-- reads: staging
+-- writes
+insert into `p`.`staging`.`country_codes` (`code`, `name`) values
+    ('DE', 'Germany'), ('FR', 'France'), ('US', 'United States')
+;;
+-- model: dbt materialized_view materialization (dbt-bigquery materialized_view.sql)
+-- reads: sales
+-- writes
+create materialized view if not exists `p`.`sales`.`mv_daily_revenue`
+    partition by order_date
+    cluster by region
+    OPTIONS(enable_refresh=True, refresh_interval_minutes=30)
+    as select order_date, region, sum(amount) as revenue, count(*) as orders
+from `p`.`sales`.`orders`
+group by order_date, region
+;;
+-- model: dbt grants config applied after a build (grant ... on table)
+-- reads: sales
+-- writes
+grant `roles/bigquery.dataViewer` on table `p`.`sales`.`fct_orders` to "group:analysts@example.com"
+;;
+-- model: dbt rename of the intermediate relation after a full refresh (alter table rename)
+-- reads: sales
+-- writes
+alter table `p`.`sales`.`fct_orders__dbt_tmp` rename to `fct_orders`
+;;
+-- model: dbt model description persisted to a column (alter table alter column set options)
+-- reads: sales
+-- writes
+alter table `p`.`sales`.`fct_orders` alter column `amount` set options (description="""Order amount in EUR""")
+;;
+-- model: dbt cleanup of a temp relation (drop table if exists)
+-- reads: staging
+-- writes
+drop table if exists `p`.`staging`.`events_log__dbt_tmp`
+;;
+-- model: dbt create schema for a new target (create schema if not exists)
+-- reads: dbt_ci_1234
+-- writes
+create schema if not exists `p`.`dbt_ci_1234`
+;;
