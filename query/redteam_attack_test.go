@@ -1,8 +1,10 @@
 package query
 
 import (
+	"context"
 	"testing"
 
+	"github.com/bigquery-mcp/bigquery-mcp/bqerr"
 	"github.com/bigquery-mcp/bigquery-mcp/governance"
 )
 
@@ -76,7 +78,19 @@ func TestRedTeamScopes(t *testing.T) {
 		"SELECT (SELECT 1 FROM secret\n.\norders) FROM sales.orders AS x",
 		"SELECT (SELECT 1 FROM `secret`.`orders`) FROM sales.orders AS x",
 		"SELECT (SELECT 1 FROM SECRET.orders) FROM sales.orders AS secret2",
-		"UPDATE sales.orders AS secret SET a = (SELECT 1 FROM secret.orders) WHERE TRUE",
+		// An UPDATE's and a MERGE's target is a range variable of SET,
+		// WHERE, ON and WHEN, never of UPDATE's FROM items or MERGE's
+		// USING source (TestRedTeamDMLTargetAlias has the SET case).
+		"UPDATE sales.orders AS secret SET a = 1 FROM secret.orders WHERE TRUE",
+		"UPDATE sales.orders AS secret SET a = 1 FROM sales.orders AS y JOIN secret.orders ON TRUE WHERE TRUE",
+		"UPDATE sales.orders AS secret SET a = 1 FROM (SELECT 1 FROM secret.orders) WHERE TRUE",
+		"UPDATE sales.orders AS secret SET a = (SELECT 1 FROM `secret.orders`) WHERE TRUE",
+		"UPDATE sales.orders AS x SET a = (SELECT 1 FROM secret.orders) WHERE TRUE",
+		"UPDATE sales.orders AS x SET a = 1 FROM sales.orders AS secret WHERE EXISTS (SELECT 1 FROM `secret.orders`)",
+		"UPDATE `sales.secret` SET a = (SELECT 1 FROM secret.orders) WHERE TRUE",
+		"MERGE sales.orders AS secret USING secret.orders AS s ON TRUE WHEN MATCHED THEN DELETE",
+		"MERGE sales.orders AS secret USING sales.orders AS s JOIN secret.orders ON TRUE ON TRUE WHEN MATCHED THEN DELETE",
+		"MERGE sales.orders AS x USING sales.orders AS s ON EXISTS (SELECT 1 FROM secret.orders) WHEN MATCHED THEN DELETE",
 		"UPDATE sales.orders AS x SET a = 1 FROM sales.orders AS secret, `secret.orders` WHERE TRUE",
 		"MERGE sales.orders AS secret USING (SELECT * FROM secret.orders) AS s ON TRUE WHEN MATCHED THEN DELETE",
 		"MERGE sales.orders AS t USING sales.orders AS secret ON TRUE WHEN MATCHED AND EXISTS (SELECT 1 FROM `secret.orders`) THEN DELETE",
@@ -92,6 +106,30 @@ func TestRedTeamScopes(t *testing.T) {
 			s, fake := newGovernedService(t, nil, true)
 			assertRefusedWithoutJob(t, s, fake, sql)
 		})
+	}
+}
+
+// TestRedTeamDMLTargetAlias: an UPDATE's target alias is a range variable
+// of its SET's subqueries, as BigQuery scopes it (the DML reference's
+// UPDATE dataset.Inventory SET quantity = quantity + (SELECT quantity FROM
+// dataset.NewArrivals WHERE Inventory.product = NewArrivals.product)), so
+// the text reads secret.orders as the target's column, which BigQuery
+// reads too. Should BigQuery ever read it as the table, its dry run lists
+// p.secret.orders, and the statement is refused with no job.
+func TestRedTeamDMLTargetAlias(t *testing.T) {
+	sql := "UPDATE sales.orders AS secret SET a = (SELECT 1 FROM secret.orders) WHERE TRUE"
+	s, fake := newGovernedService(t, map[string]plan{
+		sql: {"UPDATE", []string{"p.sales.orders", "p.secret.orders"}, 100},
+	}, true)
+	_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+	}
+	if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
+		t.Error("dry_run_sql accepted it")
+	}
+	if _, q, _ := fake.counts(); q != 0 {
+		t.Errorf("%d jobs, want none", q)
 	}
 }
 

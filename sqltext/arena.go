@@ -110,6 +110,7 @@ func (r *reader) reset(s *source, toks []token, a *arena) {
 		r.latest = nil
 	}
 	r.parens = parenRun{}
+	r.target, r.targetState = "", targetNone
 	if r.seen.table != nil {
 		r.seen = reasonSet{}
 	}

@@ -142,6 +142,10 @@ type reader struct {
 	fromDecls  []fromDecl
 	candidates []string
 	pre        map[int32][]string
+	// target is the name of an UPDATE's or MERGE's target's range
+	// variable, and targetState where it is in scope (scope.go).
+	target      string
+	targetState uint8
 	// lead is leadingWord(toks), which DML keywords compare with.
 	lead int
 	// parens is the last run of '(' startsQuery looked past.

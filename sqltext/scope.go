@@ -168,6 +168,7 @@ func (r *reader) rescan(pre map[int32][]string, n int) {
 	r.calls, r.openCalls, r.scopes, r.cases, r.decls, r.queries = r.calls[:0], r.openCalls[:0], r.scopes[:0], r.cases[:0], r.decls[:0], r.queries[:0]
 	r.ctes, r.latest = nil, nil
 	r.parens = parenRun{}
+	r.target, r.targetState = "", targetNone
 	r.objs.reset()
 }
 
@@ -198,23 +199,76 @@ func (r *reader) pipeOperator(toks []token, i int) int {
 	return i
 }
 
-// deleteAlias declares the range variable of a DELETE's target, whose
-// path ends before i: its alias ([AS] name), or the path's last part.
-// DELETE has no FROM list, so only its WHERE sees it, as in BigQuery.
-// (UPDATE's and MERGE's targets are not declared: their FROM and USING
-// items must not see them, and a correlated path from them is read as a
-// table, the strict side.)
-func (r *reader) deleteAlias(toks []token, i int) int {
-	if next := r.alias(toks, i); next > i {
+// DML targets as BigQuery scopes them. A DELETE's target is a range
+// variable of its WHERE (DELETE has no FROM list). An UPDATE's target is
+// one of its SET and WHERE, subqueries included (the DML reference's
+// UPDATE dataset.Inventory SET quantity = quantity + (SELECT quantity FROM
+// dataset.NewArrivals WHERE Inventory.product = NewArrivals.product)),
+// but not of its FROM list, whose items are joined to it and see no range
+// variable of it (BigQuery has no LATERAL): the reader forgets it at the
+// FROM and declares it again at the WHERE. A MERGE's target is one of its
+// ON and WHEN clauses, not of its USING source: the reader declares it at
+// the ON that ends the source. So a correlated path from the target
+// (UPDATE sales.orders AS o SET amount = (SELECT SUM(i.price) FROM o.items
+// AS i)) is read as BigQuery reads it, and a path from the target's name
+// in FROM or USING is still read as a table.
+const (
+	targetNone uint8 = iota
+	// targetDeclared: the target is declared in the statement's frame.
+	targetDeclared
+	// targetHidden: an UPDATE's FROM list forgot it; its WHERE declares
+	// it again.
+	targetHidden
+	// targetPending: a MERGE's target, declared at the ON after USING.
+	targetPending
+)
+
+// dmlTarget handles the range variable of a DELETE's, UPDATE's or MERGE's
+// target, whose path ends before i: its alias ([AS] name), or the path's
+// last part (none for a table quoted whole: one identifier to BigQuery,
+// the strict side). It returns the index after the alias.
+func (r *reader) dmlTarget(toks []token, i int, kw string) int {
+	name, next := "", i
+	j := i
+	if j < len(toks) && r.isWord(toks, j, "AS") {
+		j++
+	}
+	if k := j; k < len(toks) && (toks[k].kind() == QuotedIdent || toks[k].kind() == Word && !lookupKeyword(r.src.text(toks[k])).reserved && !lookupKeyword(r.src.text(toks[k])).notAlias) {
+		name, next = r.src.value(toks[k]), k+1
+	} else if !quotedDotsAt(r.src, toks[i-1]) {
+		name = r.src.value(toks[i-1])
+		if dot := strings.LastIndexByte(name, '.'); dot >= 0 {
+			name = name[dot+1:]
+		}
+	}
+	if name == "" {
 		return next
 	}
-	if quotedDotsAt(r.src, toks[i-1]) {
-		return i
+	switch kw {
+	case "DELETE":
+		r.declare(name)
+	case "UPDATE":
+		r.declare(name)
+		r.target, r.targetState = name, targetDeclared
+	case "MERGE":
+		r.target, r.targetState = name, targetPending
 	}
-	last := r.src.value(toks[i-1])
-	if dot := strings.LastIndexByte(last, '.'); dot >= 0 {
-		last = last[dot+1:]
+	return next
+}
+
+// targetClause handles a clause keyword of the statement's own frame for
+// the DML target's range variable (UPDATE's FROM and WHERE, MERGE's ON).
+func (r *reader) targetClause(kw string) {
+	if r.targetState == targetNone || len(r.frames) != 1 {
+		return
 	}
-	r.declare(last)
-	return i
+	switch {
+	case kw == "FROM" && r.targetState == targetDeclared && r.st.Kind == "UPDATE":
+		r.forget()
+		r.targetState = targetHidden
+	case kw == "WHERE" && r.targetState == targetHidden,
+		kw == "ON" && r.targetState == targetPending:
+		r.declare(r.target)
+		r.targetState = targetDeclared
+	}
 }

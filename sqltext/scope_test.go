@@ -158,10 +158,12 @@ func TestUnnestSeesRangeVariables(t *testing.T) {
 	}
 }
 
-// TestDeleteTargetIsARangeVariable: a DELETE's WHERE sees its target's
-// alias, or the table's last part (issue 35); UPDATE's and MERGE's targets
-// stay strict.
-func TestDeleteTargetIsARangeVariable(t *testing.T) {
+// TestDMLTargetIsARangeVariable: a DELETE's WHERE sees its target's
+// alias, or the table's last part (issue 35); so do an UPDATE's SET and
+// WHERE and a MERGE's ON and WHEN clauses, subqueries included, but not
+// the UPDATE's FROM items nor the MERGE's USING source, which BigQuery
+// joins to the target (no LATERAL).
+func TestDMLTargetIsARangeVariable(t *testing.T) {
 	for _, c := range []struct{ sql, want string }{
 		{"DELETE FROM sales.t AS x WHERE EXISTS (SELECT 1 FROM x.arr)", "DELETE table!:sales.t"},
 		{"DELETE sales.t x WHERE EXISTS (SELECT 1 FROM x.arr WHERE TRUE)", "DELETE table!:sales.t"},
@@ -172,7 +174,24 @@ func TestDeleteTargetIsARangeVariable(t *testing.T) {
 		{"DELETE `p.sales.t` WHERE EXISTS (SELECT 1 FROM t.arr)", "DELETE table!:p.sales.t table:t.arr"},
 		{"DELETE sales.t AS x WHERE EXISTS (SELECT 1 FROM secret.arr)", "DELETE table!:sales.t table:secret.arr"},
 		{"DELETE sales.t WHERE TRUE", "DELETE table!:sales.t"},
-		{"UPDATE sales.t AS x SET a = (SELECT MAX(v) FROM x.arr) WHERE TRUE", "UPDATE table!:sales.t table:x.arr"},
+		{"UPDATE sales.t AS x SET a = (SELECT MAX(v) FROM x.arr) WHERE TRUE", "UPDATE table!:sales.t"},
+		{"UPDATE sales.t SET a = (SELECT MAX(v) FROM t.arr) WHERE EXISTS (SELECT 1 FROM t.arr)", "UPDATE table!:sales.t"},
+		{"UPDATE sales.t x SET a = 1 WHERE EXISTS (SELECT 1 FROM x.arr)", "UPDATE table!:sales.t"},
+		{"UPDATE `p.sales.t` SET a = (SELECT MAX(v) FROM t.arr) WHERE TRUE", "UPDATE table!:p.sales.t table:t.arr"},
+		{"UPDATE sales.t AS x SET a = (SELECT MAX(v) FROM secret.arr) WHERE TRUE", "UPDATE table!:sales.t table:secret.arr"},
+		// UPDATE's FROM items see no range variable of the target; its
+		// WHERE sees the target and the FROM's aliases.
+		{"UPDATE sales.t AS x SET a = 1 FROM x.arr WHERE TRUE", "UPDATE table!:sales.t table:x.arr"},
+		{"UPDATE sales.t AS x SET a = s.a FROM ok.s AS s, (SELECT 1 FROM x.arr) WHERE TRUE", "UPDATE table!:sales.t table:ok.s table:x.arr"},
+		{"UPDATE sales.t AS x SET a = s.a FROM ok.s AS s JOIN x.arr ON TRUE WHERE EXISTS (SELECT 1 FROM x.arr, s.b)", "UPDATE table!:sales.t table:ok.s table:x.arr"},
+		{"UPDATE sales.t AS x SET a = s.a FROM ok.s AS s WHERE EXISTS (SELECT 1 FROM x.arr, s.b)", "UPDATE table!:sales.t table:ok.s"},
+		// MERGE's source sees no range variable of the target; its ON
+		// and WHEN clauses do.
+		{"MERGE sales.t AS T USING ok.s AS S ON T.id = S.id WHEN MATCHED AND (SELECT COUNT(*) FROM T.arr) = 0 THEN DELETE", "MERGE table!:sales.t table:ok.s"},
+		{"MERGE sales.t USING ok.s ON (SELECT 1 FROM t.arr LIMIT 1) = 1 WHEN MATCHED THEN UPDATE SET a = (SELECT MAX(v) FROM s.arr)", "MERGE table!:sales.t table:ok.s"},
+		{"MERGE sales.t AS T USING T.arr AS S ON TRUE WHEN MATCHED THEN DELETE", "MERGE table!:sales.t table:T.arr"},
+		{"MERGE sales.t AS T USING (SELECT * FROM T.arr) AS S ON TRUE WHEN MATCHED THEN DELETE", "MERGE table!:sales.t table:T.arr"},
+		{"MERGE sales.t AS T USING ok.s AS S ON TRUE WHEN NOT MATCHED THEN INSERT (a) VALUES ((SELECT 1 FROM secret.arr))", "MERGE table!:sales.t table:ok.s table:secret.arr"},
 	} {
 		p := Parse(c.sql)
 		if got := describe(p.Statements[0]); got != c.want {

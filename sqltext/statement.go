@@ -186,6 +186,7 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 			return i + 2, true // FROM FILES (options): no from-item
 		}
 		r.fromStarts()
+		r.targetClause(kw)
 		f.from, f.item = true, true
 		return i + 1, true
 	case "JOIN":
@@ -203,6 +204,7 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 			return r.object(toks, i+1, Table, true), true
 		}
 		f.item = false // a join condition; the FROM list goes on after it
+		r.targetClause(kw)
 		return i + 1, true
 	case "UNION", "INTERSECT", "EXCEPT":
 		if kw == "EXCEPT" && i > 0 && toks[i-1].isPunct('*') && i+1 < len(toks) && toks[i+1].isPunct('(') {
@@ -233,6 +235,7 @@ func (r *reader) clause(toks []token, i int, kw string, f *frame) (int, bool) {
 		if kw == "SELECT" {
 			r.startQuery(toks, i)
 		}
+		r.targetClause(kw)
 		return i + 1, true
 	case "RECURSIVE":
 		return i + 1, true
@@ -270,8 +273,8 @@ func (r *reader) objectKeyword(toks []token, i int, kw string) (int, bool) {
 				j++
 			}
 			next := r.object(toks, j, Table, true)
-			if kw == "DELETE" && next > j {
-				next = r.deleteAlias(toks, next)
+			if kw != "INSERT" && next > j {
+				next = r.dmlTarget(toks, next, kw)
 			}
 			return next, true
 		}

@@ -128,6 +128,16 @@ var worstShapes = []worstShape{
 	{"delete-where", func(n int) string {
 		return nest(n, "DELETE d.t AS x WHERE ", "EXISTS (SELECT 1 FROM x.arr, UNNEST(ARRAY(SELECT 1 FROM x.b))) AND ", "TRUE", "", "")
 	}},
+	{"update-target", func(n int) string {
+		// The target is forgotten at the FROM and declared again at
+		// the WHERE once, whatever the FROM list and subqueries hold.
+		return nest(n, "UPDATE d.t AS x SET a = (SELECT 1 FROM x.arr) FROM ", "d.u AS y, (SELECT 1 FROM x.b WHERE EXISTS (SELECT 1 FROM y.c)), ",
+			"d.v WHERE EXISTS (SELECT 1 FROM x.arr)", "", "")
+	}},
+	{"merge-target", func(n int) string {
+		return nest(n, "MERGE d.t AS x USING d.u AS y ON ", "EXISTS (SELECT 1 FROM x.arr, y.b JOIN d.v ON TRUE) AND ", "TRUE",
+			"", " WHEN MATCHED THEN DELETE")
+	}},
 	{"select-list-aliases", func(n int) string {
 		return nest(n, "SELECT (SELECT 1 FROM a.x) FROM ", "d.t AS a, ", "d.t AS b", "", "")
 	}},
