@@ -3952,3 +3952,383 @@ drop table if exists `p`.`staging`.`events_log__dbt_tmp`
 -- writes
 create schema if not exists `p`.`dbt_ci_1234`
 ;;
+-- ===== Issue 35 (corpus): BigQuery's documentation examples for every
+-- statement kind (DML, DDL, DCL, EXPORT/LOAD, scripting, transactions). =====
+-- model: DML reference, UPDATE of a repeated field from a correlated path of the target's alias
+-- reads: sales
+-- writes
+UPDATE sales.orders AS o
+SET amount = (SELECT SUM(i.price * i.quantity) FROM o.items AS i)
+WHERE order_date = CURRENT_DATE()
+;;
+-- model: DML reference, UPDATE appending to an array with ARRAY(... UNION ALL ...) over the target's own column
+-- reads: sales
+-- writes
+UPDATE sales.detailed_inventory
+SET comments = ARRAY(
+  SELECT comment FROM UNNEST(comments) AS comment
+  UNION ALL
+  SELECT (CAST('2024-01-01' AS DATE), 'comment1')
+)
+WHERE product LIKE 'washer%'
+;;
+-- model: DML reference, UPDATE of a STRUCT field and a nested repeated field with a correlated subquery of the target alias
+-- reads: sales
+-- writes
+UPDATE sales.detailed_inventory AS d
+SET specifications.color = 'white',
+    specifications.dimensions.depth = 27.8,
+    supply_constrained = (SELECT LOGICAL_OR(c.quantity < 10) FROM d.comments AS c)
+WHERE product = 'washer'
+;;
+-- model: DML reference, DELETE with an alias and a correlated EXISTS over its own array
+-- reads: sales
+-- writes
+DELETE FROM sales.orders AS o
+WHERE NOT EXISTS (SELECT 1 FROM o.items AS i WHERE i.quantity > 0)
+;;
+-- model: DML reference, DELETE with IN of a subquery over another table
+-- reads: sales, staging
+-- writes
+DELETE sales.customers
+WHERE customer_id IN (SELECT customer_id FROM staging.erasure_requests WHERE processed = FALSE)
+;;
+-- model: DML reference, MERGE with INSERT ROW and a BY TARGET clause
+-- reads: sales, staging
+-- writes
+MERGE sales.inventory AS T
+USING staging.new_arrivals AS S
+ON T.product = S.product
+WHEN MATCHED THEN UPDATE SET quantity = T.quantity + S.quantity
+WHEN NOT MATCHED BY TARGET THEN INSERT ROW
+;;
+-- model: DML reference, MERGE with a correlated condition on the target's array
+-- reads: sales, staging
+-- writes
+MERGE sales.orders AS T
+USING staging.order_updates AS S
+ON T.order_id = S.order_id
+WHEN MATCHED AND (SELECT COUNT(*) FROM T.items) = 0 THEN DELETE
+WHEN MATCHED THEN UPDATE SET status = S.status
+;;
+-- model: DML reference, MERGE whose source is a UNION ALL subquery and ON is a constant FALSE (replace a partition)
+-- reads: sales, staging
+-- writes
+MERGE sales.daily_summary AS T
+USING (
+  SELECT order_date, COUNT(*) AS orders, SUM(amount) AS revenue FROM staging.orders_raw GROUP BY order_date
+  UNION ALL
+  SELECT order_date, orders, revenue FROM staging.daily_adjustments
+) AS S
+ON FALSE
+WHEN NOT MATCHED AND S.order_date >= '2024-01-01' THEN INSERT (order_date, orders, revenue) VALUES (order_date, orders, revenue)
+WHEN NOT MATCHED BY SOURCE AND T.order_date >= '2024-01-01' THEN DELETE
+;;
+-- model: DML reference, INSERT with a WITH clause before the SELECT
+-- reads: sales, staging
+-- writes
+INSERT sales.daily_summary (order_date, orders, revenue)
+WITH d AS (SELECT order_date, amount FROM staging.orders_raw WHERE order_date = CURRENT_DATE() - 1)
+SELECT order_date, COUNT(*), SUM(amount) FROM d GROUP BY order_date
+;;
+-- model: DML reference, INSERT of a STRUCT and an ARRAY with an explicit column list
+-- reads: sales
+-- writes
+INSERT INTO sales.detailed_inventory (product, quantity, supply_constrained, comments, specifications)
+VALUES ('top load washer', 10, FALSE, [(DATE '2024-01-01', 'comment1')], ('blue', STRUCT(32.6, 47.1)))
+;;
+-- model: DML reference, INSERT a copy of rows with a transformed column (INSERT SELECT * REPLACE)
+-- reads: sales
+-- writes
+INSERT INTO sales.orders_archive
+SELECT * REPLACE (UPPER(status) AS status) FROM sales.orders WHERE order_date < '2023-01-01'
+;;
+-- model: DML reference, TRUNCATE of a partitioned staging table before a reload
+-- reads: staging
+-- writes
+TRUNCATE TABLE `p.staging.orders_raw`
+;;
+-- model: DDL reference, CREATE TABLE IF NOT EXISTS with labels, description and a JSON and a RANGE column
+-- reads: sales
+-- writes
+CREATE TABLE IF NOT EXISTS sales.subscriptions (
+  subscription_id STRING NOT NULL OPTIONS (description = 'Primary key'),
+  customer_id INT64,
+  active_period RANGE<DATE>,
+  attributes JSON,
+  plan STRUCT<name STRING, price NUMERIC(10, 2)>,
+  PRIMARY KEY (subscription_id) NOT ENFORCED
+)
+OPTIONS (
+  description = 'One row per subscription',
+  labels = [('domain', 'billing'), ('pii', 'false')]
+)
+;;
+-- model: DDL reference, CREATE TABLE with a default collation and a case-insensitive column
+-- reads: sales
+-- writes
+CREATE TABLE sales.customer_names (
+  customer_id INT64,
+  name STRING COLLATE 'und:ci',
+  city STRING
+)
+DEFAULT COLLATE 'und:ci'
+;;
+-- model: DDL reference, CREATE TABLE partitioned by ingestion time (_PARTITIONDATE)
+-- reads: staging
+-- writes
+CREATE TABLE staging.raw_clicks (click_id STRING, url STRING, ts TIMESTAMP)
+PARTITION BY _PARTITIONDATE
+OPTIONS (partition_expiration_days = 30, require_partition_filter = TRUE)
+;;
+-- model: DDL reference, CREATE TEMP TABLE then a query (a script)
+-- reads: sales
+-- writes
+-- refused: script
+CREATE TEMP TABLE top_customers AS
+SELECT customer_id, SUM(amount) AS total FROM sales.orders GROUP BY customer_id ORDER BY total DESC LIMIT 100;
+SELECT c.*, t.total FROM sales.customers AS c JOIN top_customers AS t USING (customer_id)
+;;
+-- model: DDL reference, CREATE TABLE ... CLONE FOR SYSTEM_TIME AS OF with OPTIONS
+-- reads: sales, staging
+-- writes
+CREATE TABLE staging.orders_clone_yesterday
+CLONE sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)
+OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 7 DAY))
+;;
+-- model: DDL reference, CREATE OR REPLACE TABLE FUNCTION with a TABLE parameter
+-- reads: sales
+-- writes
+CREATE OR REPLACE TABLE FUNCTION sales.top_n(t TABLE<customer_id INT64, amount NUMERIC>, n INT64)
+AS
+SELECT customer_id, SUM(amount) AS total FROM t GROUP BY customer_id ORDER BY total DESC LIMIT n
+;;
+-- model: table functions docs, calling a TVF with a TABLE argument
+-- reads: sales
+SELECT * FROM sales.top_n(TABLE sales.orders, 10)
+;;
+-- model: DDL reference, CREATE TEMP FUNCTION with ANY TYPE (templated SQL UDF) then a query
+-- reads: sales
+CREATE TEMP FUNCTION last_element(arr ANY TYPE) AS (arr[ORDINAL(ARRAY_LENGTH(arr))]);
+SELECT order_id, last_element(items).sku AS last_sku FROM sales.orders
+;;
+-- model: DDL reference, CREATE FUNCTION IF NOT EXISTS with a description and RETURNS
+-- reads: finance
+-- writes
+CREATE FUNCTION IF NOT EXISTS finance.net_amount(gross NUMERIC, vat_rate NUMERIC)
+RETURNS NUMERIC
+OPTIONS (description = 'Gross amount without VAT')
+AS (ROUND(gross / (1 + vat_rate), 2))
+;;
+-- model: DDL reference, CREATE VIEW IF NOT EXISTS with a WITH clause and labels
+-- reads: finance, sales
+-- writes
+CREATE VIEW IF NOT EXISTS finance.monthly_revenue
+OPTIONS (labels = [('owner', 'finance')], expiration_timestamp = TIMESTAMP '2030-01-01 00:00:00 UTC')
+AS
+WITH m AS (SELECT DATE_TRUNC(order_date, MONTH) AS month, amount FROM sales.orders)
+SELECT month, SUM(amount) AS revenue FROM m GROUP BY month
+;;
+-- model: DDL reference, CREATE MATERIALIZED VIEW with allow_non_incremental_definition
+-- reads: sales
+-- writes
+CREATE MATERIALIZED VIEW sales.mv_customer_last_order
+OPTIONS (enable_refresh = TRUE, refresh_interval_minutes = 60, max_staleness = INTERVAL '4:0:0' HOUR TO SECOND, allow_non_incremental_definition = TRUE)
+AS
+SELECT customer_id, MAX(order_date) AS last_order, ARRAY_AGG(order_id ORDER BY order_date DESC LIMIT 5) AS recent
+FROM sales.orders
+GROUP BY customer_id
+;;
+-- model: DDL reference, CREATE MATERIALIZED VIEW AS REPLICA OF (materialized view replicas)
+-- reads: sales
+-- writes
+CREATE MATERIALIZED VIEW sales.mv_daily_replica
+AS REPLICA OF sales.mv_daily_revenue
+;;
+-- model: DDL reference, ALTER TABLE ADD COLUMN IF NOT EXISTS with OPTIONS and DEFAULT
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders
+ADD COLUMN IF NOT EXISTS channel STRING DEFAULT 'web' OPTIONS (description = 'Sales channel'),
+ADD COLUMN IF NOT EXISTS updated_at TIMESTAMP
+;;
+-- model: DDL reference, ALTER TABLE ADD PRIMARY KEY and ADD FOREIGN KEY NOT ENFORCED
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders
+ADD PRIMARY KEY (order_id) NOT ENFORCED,
+ADD CONSTRAINT fk_customer FOREIGN KEY (customer_id) REFERENCES sales.customers(customer_id) NOT ENFORCED
+;;
+-- model: DDL reference, ALTER TABLE DROP PRIMARY KEY and DROP CONSTRAINT
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders DROP CONSTRAINT IF EXISTS fk_customer, DROP PRIMARY KEY IF EXISTS
+;;
+-- model: DDL reference, ALTER COLUMN SET DEFAULT and SET OPTIONS
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders
+ALTER COLUMN status SET DEFAULT 'placed',
+ALTER COLUMN amount SET OPTIONS (description = 'Amount in EUR, VAT included')
+;;
+-- model: DDL reference, ALTER TABLE SET DEFAULT COLLATE and labels
+-- reads: sales
+-- writes
+ALTER TABLE sales.customers SET DEFAULT COLLATE 'und:ci'
+;;
+-- model: DDL reference, ALTER VIEW ALTER COLUMN SET OPTIONS
+-- reads: finance
+-- writes
+ALTER VIEW finance.monthly_revenue ALTER COLUMN revenue SET OPTIONS (description = 'Revenue in EUR')
+;;
+-- model: DDL reference, ALTER SCHEMA SET DEFAULT COLLATE and ALTER SCHEMA SET OPTIONS with storage billing
+-- reads: staging
+-- writes
+ALTER SCHEMA IF EXISTS staging SET OPTIONS (default_table_expiration_days = 7, storage_billing_model = 'PHYSICAL', max_time_travel_hours = 48)
+;;
+-- model: DDL reference, ALTER SCHEMA ADD REPLICA (cross-region dataset replication)
+-- reads: sales
+-- writes
+ALTER SCHEMA sales ADD REPLICA `eu` OPTIONS (location = 'eu')
+;;
+-- model: DDL reference, DROP SCHEMA CASCADE and UNDROP SCHEMA
+-- reads: dbt_ci_1234
+-- writes
+DROP SCHEMA IF EXISTS `p.dbt_ci_1234` CASCADE
+;;
+-- model: DDL reference, UNDROP SCHEMA
+-- reads: dbt_ci_1234
+-- writes
+-- plan: UNDROP_SCHEMA
+UNDROP SCHEMA IF NOT EXISTS dbt_ci_1234
+;;
+-- model: DDL reference, CREATE SEARCH INDEX on ALL COLUMNS with an analyzer
+-- reads: staging
+-- writes
+CREATE SEARCH INDEX IF NOT EXISTS logs_index ON staging.app_logs (ALL COLUMNS)
+OPTIONS (analyzer = 'LOG_ANALYZER', data_types = ['STRING', 'INT64'])
+;;
+-- model: DDL reference, DROP SEARCH INDEX
+-- reads: staging
+-- writes
+DROP SEARCH INDEX IF EXISTS logs_index ON staging.app_logs
+;;
+-- model: DDL reference, CREATE VECTOR INDEX with STORING columns and IVF options
+-- reads: sales
+-- writes
+CREATE OR REPLACE VECTOR INDEX product_emb_idx ON sales.product_embeddings (embedding)
+STORING (product_name, category)
+OPTIONS (index_type = 'IVF', distance_type = 'COSINE', ivf_options = '{"num_lists": 500}')
+;;
+-- model: DDL reference, ALTER VECTOR INDEX REBUILD and DROP VECTOR INDEX
+-- reads: sales
+-- writes
+ALTER VECTOR INDEX product_emb_idx ON sales.product_embeddings REBUILD
+;;
+-- model: DDL reference, DROP VECTOR INDEX
+-- reads: sales
+-- writes
+DROP VECTOR INDEX IF EXISTS product_emb_idx ON sales.product_embeddings
+;;
+-- model: row-level security docs, CREATE ROW ACCESS POLICY with SESSION_USER() in the filter
+-- reads: sales
+-- writes
+CREATE OR REPLACE ROW ACCESS POLICY own_region ON sales.orders
+GRANT TO ('domain:example.com')
+FILTER USING (region = (SELECT region FROM sales.sales_reps WHERE email = SESSION_USER()))
+;;
+-- model: row-level security docs, DROP ALL ROW ACCESS POLICIES
+-- reads: sales
+-- writes
+DROP ALL ROW ACCESS POLICIES ON sales.orders
+;;
+-- model: DCL reference, GRANT on a view to several principals
+-- reads: finance
+-- writes
+GRANT `roles/bigquery.dataViewer` ON VIEW finance.monthly_revenue
+TO "user:cfo@example.com", "group:finance@example.com"
+;;
+-- model: DCL reference, REVOKE on a schema
+-- reads: staging
+-- writes
+REVOKE `roles/bigquery.dataEditor` ON SCHEMA staging FROM "serviceAccount:etl@p.iam.gserviceaccount.com"
+;;
+-- model: DCL reference, GRANT on a table to a special group
+-- reads: sales
+-- writes
+GRANT `roles/bigquery.dataViewer` ON TABLE `p.sales.products` TO "specialGroup:allAuthenticatedUsers"
+;;
+-- model: table snapshots docs, CREATE SNAPSHOT TABLE IF NOT EXISTS with labels
+-- reads: sales, snapshots
+-- writes
+CREATE SNAPSHOT TABLE IF NOT EXISTS snapshots.orders_20240131
+CLONE sales.orders
+OPTIONS (expiration_timestamp = TIMESTAMP '2025-01-31 00:00:00 UTC', labels = [('kind', 'month_end')])
+;;
+-- model: EXPORT MODEL below the --export-gcs prefix (BigQuery ML export docs)
+-- reads: ml
+-- writes
+EXPORT MODEL ml.churn_model OPTIONS (uri = 'gs://acme-exports/mcp/models/churn')
+;;
+-- model: scripting docs, a multi-statement transaction with BEGIN TRANSACTION and COMMIT
+-- reads: sales, staging
+-- writes
+-- refused: script
+BEGIN TRANSACTION;
+DELETE sales.inventory WHERE quantity = 0;
+INSERT INTO sales.inventory (product, quantity) SELECT product, quantity FROM staging.new_arrivals;
+COMMIT TRANSACTION
+;;
+-- model: scripting docs, ASSERT with a message
+-- reads: sales
+-- refused: script
+ASSERT (SELECT COUNT(*) FROM sales.orders WHERE amount < 0) = 0 AS 'negative amounts found'
+;;
+-- model: scripting docs, CASE statement with a SELECT in each branch
+-- reads: sales
+-- refused: script
+DECLARE target STRING DEFAULT 'daily';
+CASE target
+  WHEN 'daily' THEN SELECT order_date, SUM(amount) FROM sales.orders GROUP BY 1;
+  ELSE SELECT DATE_TRUNC(order_date, MONTH), SUM(amount) FROM sales.orders GROUP BY 1;
+END CASE
+;;
+-- model: scripting docs, RAISE USING MESSAGE in an IF
+-- reads: staging
+-- refused: script
+IF (SELECT COUNT(*) FROM staging.orders_raw) = 0 THEN
+  RAISE USING MESSAGE = 'staging.orders_raw is empty';
+END IF
+;;
+-- model: scripting docs, FOR loop with a labelled CONTINUE
+-- reads: sales
+-- refused: script
+FOR r IN (SELECT region FROM sales.regions) DO
+  IF r.region = 'TEST' THEN CONTINUE; END IF;
+  SELECT r.region, COUNT(*) FROM sales.orders WHERE region = r.region;
+END FOR
+;;
+-- model: scripting docs, EXECUTE IMMEDIATE INTO a variable
+-- reads: sales
+-- refused: execute-immediate
+EXECUTE IMMEDIATE 'SELECT COUNT(*) FROM sales.orders WHERE region = ?' USING 'EMEA'
+;;
+-- model: procedures docs, CALL of a procedure with an OUT argument in a script
+-- reads: sales
+-- refused: script
+DECLARE n INT64;
+CALL sales.count_orders('EMEA', n);
+SELECT n
+;;
+-- model: CREATE PROCEDURE with a transaction inside the body (procedures docs)
+-- reads: sales, staging
+-- writes
+-- refused: procedure-scripting
+CREATE OR REPLACE PROCEDURE sales.restock()
+BEGIN
+  BEGIN TRANSACTION;
+  INSERT INTO sales.inventory (product, quantity) SELECT product, quantity FROM staging.new_arrivals;
+  DELETE FROM staging.new_arrivals WHERE TRUE;
+  COMMIT TRANSACTION;
+END
+;;
