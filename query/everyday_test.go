@@ -31,6 +31,7 @@ var everydayRules = []string{
 	"export-data",               // EXPORT DATA outside the --export-gcs prefix (gs://acme-exports/mcp in the test)
 	"procedure-scripting",       // CREATE PROCEDURE whose body scripts beyond DECLARE and SET
 	"external-files",            // CREATE EXTERNAL TABLE, LOAD DATA: files outside BigQuery's datasets
+	"kms-key",                   // a Cloud KMS key outside --kms-keys (none in the test)
 }
 
 // everydayCase is one statement of the corpus.

@@ -4332,3 +4332,513 @@ BEGIN
   COMMIT TRANSACTION;
 END
 ;;
+-- ===== Issue 35 (corpus): BigQuery's function reference, one or more
+-- documentation-shaped statements per function family. =====
+-- model: aggregate functions reference (AVG DISTINCT, BIT_AND, LOGICAL_AND, ARRAY_AGG IGNORE NULLS, GROUPING)
+-- reads: sales
+SELECT
+  region,
+  AVG(DISTINCT amount) AS avg_distinct_amount,
+  LOGICAL_AND(amount > 0) AS all_positive,
+  LOGICAL_OR(status = 'returned') AS any_returned,
+  ARRAY_AGG(DISTINCT status IGNORE NULLS ORDER BY status) AS statuses,
+  COUNT(DISTINCT customer_id) AS customers,
+  SUM(amount) / NULLIF(COUNT(*), 0) AS mean_amount
+FROM sales.orders
+GROUP BY region
+;;
+-- model: approximate aggregate functions reference (APPROX_QUANTILES with OFFSET, APPROX_TOP_SUM)
+-- reads: sales
+SELECT
+  APPROX_QUANTILES(amount, 100)[OFFSET(50)] AS median_amount,
+  APPROX_QUANTILES(amount, 4) AS quartiles,
+  APPROX_TOP_SUM(product_id, amount, 5) AS top_products_by_revenue,
+  APPROX_COUNT_DISTINCT(customer_id) AS customers
+FROM sales.orders
+;;
+-- model: array functions reference (ARRAY_REVERSE, ARRAY_INCLUDES, ARRAY_FIRST, ARRAY_SLICE, ARRAY_FILTER, ARRAY_TRANSFORM)
+-- reads:
+SELECT
+  ARRAY_REVERSE([1, 2, 3]) AS reversed,
+  ARRAY_INCLUDES(['a', 'b'], 'b') AS has_b,
+  ARRAY_FIRST(['x', 'y', 'z']) AS first,
+  ARRAY_LAST(['x', 'y', 'z']) AS last,
+  ARRAY_SLICE([1, 2, 3, 4, 5], 1, 3) AS middle,
+  ARRAY_FILTER([1, -2, 3], e -> e > 0) AS positives,
+  ARRAY_TRANSFORM([1, 2, 3], e -> e * 10) AS tens,
+  GENERATE_ARRAY(0, 20, 5) AS steps
+;;
+-- model: array functions reference, ARRAY_INCLUDES_ANY and ARRAY_IS_DISTINCT over a table's array column
+-- reads: sales
+SELECT order_id
+FROM sales.orders
+WHERE ARRAY_INCLUDES_ANY(ARRAY(SELECT sku FROM UNNEST(items)), ['SKU-1', 'SKU-2'])
+  AND ARRAY_IS_DISTINCT(ARRAY(SELECT sku FROM UNNEST(items)))
+;;
+-- model: bit functions reference (BIT_COUNT, shifts, BIT_OR aggregate of flags)
+-- reads: sales
+SELECT
+  customer_id,
+  BIT_OR(1 << (EXTRACT(DAYOFWEEK FROM order_date) - 1)) AS weekday_mask,
+  BIT_COUNT(BIT_OR(1 << (EXTRACT(DAYOFWEEK FROM order_date) - 1))) AS active_weekdays,
+  BIT_XOR(order_id) AS checksum
+FROM sales.orders
+GROUP BY customer_id
+;;
+-- model: conversion functions reference (CAST ... FORMAT, SAFE_CAST, PARSE_NUMERIC, PARSE_BIGNUMERIC)
+-- reads: staging
+SELECT
+  SAFE_CAST(raw_amount AS NUMERIC) AS amount,
+  CAST(order_ts AS STRING FORMAT 'YYYY-MM-DD HH24:MI') AS ts_text,
+  CAST('03/15/2024' AS DATE FORMAT 'MM/DD/YYYY') AS d,
+  PARSE_NUMERIC(' -1,234.5 ') AS pn,
+  PARSE_BIGNUMERIC('123456789012345678901234567890.12') AS pbn,
+  CAST(b'\x61\x62' AS STRING) AS s,
+  CAST(12.5 AS STRING FORMAT '$999.99') AS money
+FROM staging.orders_raw
+;;
+-- model: date functions reference (DATE_ADD, DATE_DIFF with ISOWEEK, EXTRACT ISOYEAR, FORMAT_DATE, LAST_DAY WEEK)
+-- reads:
+SELECT
+  DATE_ADD(DATE '2024-01-31', INTERVAL 1 MONTH) AS next_month,
+  DATE_DIFF(DATE '2024-12-30', DATE '2024-01-01', ISOWEEK) AS iso_weeks,
+  EXTRACT(ISOYEAR FROM DATE '2024-12-30') AS iso_year,
+  FORMAT_DATE('%A, %d %B %Y', DATE '2024-02-29') AS long_form,
+  LAST_DAY(DATE '2024-02-10', WEEK(MONDAY)) AS week_end,
+  DATE_FROM_UNIX_DATE(19800) AS from_unix,
+  DATE(2024, 2, 29) AS built
+;;
+-- model: datetime and time functions reference (DATETIME_TRUNC, TIME_ADD, PARSE_DATETIME, TIME_DIFF)
+-- reads:
+SELECT
+  DATETIME_TRUNC(DATETIME '2024-03-15 14:35:10', HOUR) AS hour_start,
+  DATETIME_DIFF(DATETIME '2024-03-15 18:00:00', DATETIME '2024-03-15 09:30:00', MINUTE) AS shift_minutes,
+  PARSE_DATETIME('%Y-%m-%d %H:%M', '2024-03-15 09:30') AS parsed,
+  TIME_ADD(TIME '23:30:00', INTERVAL 45 MINUTE) AS wrapped,
+  TIME_DIFF(TIME '17:00:00', TIME '08:15:00', MINUTE) AS day_minutes,
+  FORMAT_TIME('%R', TIME '14:05:00') AS hhmm,
+  CURRENT_DATETIME('Asia/Tokyo') AS tokyo_now
+;;
+-- model: timestamp functions reference (TIMESTAMP_SECONDS, UNIX_MILLIS, FORMAT_TIMESTAMP with a zone, TIMESTAMP_TRUNC ISOWEEK)
+-- reads: staging
+SELECT
+  TIMESTAMP_SECONDS(epoch_s) AS ts,
+  UNIX_MILLIS(TIMESTAMP_SECONDS(epoch_s)) AS ms,
+  FORMAT_TIMESTAMP('%Y-%m-%dT%H:%M:%S%Ez', TIMESTAMP_SECONDS(epoch_s), 'America/New_York') AS ny_iso,
+  TIMESTAMP_TRUNC(TIMESTAMP_SECONDS(epoch_s), ISOWEEK, 'Europe/Paris') AS paris_week,
+  PARSE_TIMESTAMP('%d/%m/%Y %H:%M', '15/03/2024 10:00', 'Europe/London') AS london,
+  EXTRACT(HOUR FROM TIMESTAMP_SECONDS(epoch_s) AT TIME ZONE 'Asia/Kolkata') AS ist_hour
+FROM staging.raw_clicks_epoch
+;;
+-- model: interval functions reference (MAKE_INTERVAL, EXTRACT from an INTERVAL, JUSTIFY_DAYS)
+-- reads: sales
+SELECT
+  order_id,
+  CURRENT_TIMESTAMP() - TIMESTAMP(order_date) AS age,
+  EXTRACT(DAY FROM CURRENT_TIMESTAMP() - TIMESTAMP(order_date)) AS age_days,
+  MAKE_INTERVAL(day => 3, hour => 12) AS sla,
+  JUSTIFY_DAYS(INTERVAL 45 DAY) AS justified,
+  JUSTIFY_HOURS(INTERVAL 50 HOUR) AS hours_justified
+FROM sales.orders
+WHERE order_date >= CURRENT_DATE() - 7
+;;
+-- model: AEAD encryption concepts, encrypt with a keyset created in the query (KEYS.NEW_KEYSET, no KMS)
+-- reads: sales
+SELECT
+  customer_id,
+  AEAD.ENCRYPT(KEYS.NEW_KEYSET('AEAD_AES_GCM_256'), email, CAST(customer_id AS STRING)) AS email_encrypted
+FROM sales.customers
+;;
+-- model: deterministic encryption with a keyset column joined from a keys table (DETERMINISTIC_ENCRYPT)
+-- reads: sales, finance
+SELECT
+  c.customer_id,
+  DETERMINISTIC_ENCRYPT(k.keyset, c.email, '') AS email_token
+FROM sales.customers AS c
+JOIN finance.customer_keysets AS k USING (customer_id)
+;;
+-- model: AEAD with a Cloud KMS wrapped keyset outside --kms-keys (AEAD encryption docs)
+-- reads: finance
+-- refused: kms-key
+SELECT
+  AEAD.DECRYPT_STRING(
+    KEYS.KEYSET_CHAIN('gcp-kms://projects/p/locations/us/keyRings/finance/cryptoKeys/pii', wrapped_keyset),
+    ciphertext, '') AS plaintext
+FROM finance.encrypted_ssn
+;;
+-- model: geography functions reference (ST_GEOGPOINT, ST_DWITHIN, ST_BUFFER, ST_AREA, ST_ASGEOJSON)
+-- reads: sales
+SELECT
+  s.store_id,
+  ST_ASGEOJSON(ST_BUFFER(ST_GEOGPOINT(s.lon, s.lat), 500)) AS catchment_geojson,
+  ST_AREA(ST_BUFFER(ST_GEOGPOINT(s.lon, s.lat), 500)) AS catchment_m2,
+  COUNTIF(ST_DWITHIN(ST_GEOGPOINT(s.lon, s.lat), ST_GEOGPOINT(c.lon, c.lat), 500)) AS customers_nearby
+FROM sales.stores AS s
+CROSS JOIN sales.customers AS c
+GROUP BY s.store_id, s.lon, s.lat
+;;
+-- model: geography functions reference, ST_UNION_AGG, ST_CENTROID and ST_CONVEXHULL on public zip codes
+-- reads: bigquery-public-data.geo_us_boundaries
+SELECT
+  state_code,
+  ST_CENTROID(ST_UNION_AGG(zip_code_geom)) AS centroid,
+  ST_CONVEXHULL(ST_UNION_AGG(zip_code_geom)) AS hull
+FROM `bigquery-public-data.geo_us_boundaries.zip_codes`
+WHERE state_code IN ('RI', 'DE')
+GROUP BY state_code
+;;
+-- model: geography functions reference, ST_INTERSECTS join of points to polygons with ST_GEOGFROMGEOJSON
+-- reads: sales
+SELECT z.zone_name, COUNT(*) AS deliveries
+FROM sales.deliveries AS d
+JOIN sales.delivery_zones AS z
+  ON ST_INTERSECTS(ST_GEOGPOINT(d.lon, d.lat), ST_GEOGFROMGEOJSON(z.geojson, make_valid => TRUE))
+GROUP BY z.zone_name
+;;
+-- model: hash functions reference (MD5, SHA256, SHA512, TO_HEX, FARM_FINGERPRINT)
+-- reads: sales
+SELECT
+  customer_id,
+  TO_HEX(MD5(email)) AS md5_hex,
+  TO_HEX(SHA256(LOWER(TRIM(email)))) AS hashed_email_for_ads,
+  TO_BASE64(SHA512(email)) AS sha512_b64,
+  FARM_FINGERPRINT(email) AS fp,
+  MOD(ABS(FARM_FINGERPRINT(CAST(customer_id AS STRING))), 10) AS bucket
+FROM sales.customers
+;;
+-- model: HLL++ functions reference (HLL_COUNT.INIT, MERGE_PARTIAL, EXTRACT)
+-- reads: analytics_123456
+WITH daily AS (
+  SELECT event_date, HLL_COUNT.INIT(user_pseudo_id, 14) AS sketch
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  GROUP BY event_date
+)
+SELECT
+  HLL_COUNT.EXTRACT(HLL_COUNT.MERGE_PARTIAL(sketch)) AS monthly_users,
+  HLL_COUNT.MERGE(sketch) AS monthly_users_again
+FROM daily
+;;
+-- model: JSON functions reference (JSON_EXTRACT_STRING_ARRAY, LAX_INT64, JSON_STRIP_NULLS, JSON_ARRAY_APPEND, JSON_REMOVE)
+-- reads: staging
+SELECT
+  JSON_VALUE(payload, '$.order.id') AS order_id,
+  LAX_INT64(payload.order.quantity) AS quantity,
+  JSON_EXTRACT_STRING_ARRAY(payload, '$.order.tags') AS tags,
+  JSON_STRIP_NULLS(payload) AS compact,
+  JSON_ARRAY_APPEND(payload, '$.order.tags', 'seen') AS tagged,
+  JSON_REMOVE(payload, '$.customer.email') AS without_email,
+  BOOL(payload.order.paid) AS paid,
+  STRING(payload.order.currency) AS currency
+FROM staging.webhook_events
+;;
+-- model: JSON functions reference, JSON_OBJECT from arrays and JSON_ARRAY, and SAFE.JSON_VALUE
+-- reads: sales
+SELECT
+  TO_JSON_STRING(JSON_OBJECT(['id', 'amount'], [CAST(order_id AS STRING), CAST(amount AS STRING)])) AS payload,
+  JSON_ARRAY(order_id, status, amount) AS tuple,
+  JSON_SET(JSON '{}', '$.status', status) AS status_doc
+FROM sales.orders
+LIMIT 10
+;;
+-- model: mathematical functions reference (ROUND with a rounding mode, TRUNC, LOG, POW, IEEE_DIVIDE, COSINE_DISTANCE)
+-- reads: sales
+SELECT
+  ROUND(amount, 1) AS r1,
+  ROUND(NUMERIC '2.25', 1, 'ROUND_HALF_EVEN') AS bankers,
+  TRUNC(amount) AS t,
+  CEIL(amount) AS c,
+  LOG(amount + 1, 10) AS log10,
+  POW(1.05, 12) AS yearly_growth,
+  IEEE_DIVIDE(amount, 0) AS inf,
+  GREATEST(amount, 0) AS non_negative,
+  RAND() < 0.1 AS sampled
+FROM sales.orders
+;;
+-- model: navigation functions reference (NTH_VALUE, LEAD with a default, PERCENTILE_DISC)
+-- reads: sales
+SELECT
+  customer_id,
+  order_date,
+  NTH_VALUE(amount, 2) OVER w AS second_order_amount,
+  LEAD(order_date, 1, DATE '9999-12-31') OVER w AS next_order,
+  PERCENTILE_DISC(amount, 0.9) OVER (PARTITION BY customer_id) AS p90
+FROM sales.orders
+WINDOW w AS (PARTITION BY customer_id ORDER BY order_date ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+;;
+-- model: numbering functions reference (CUME_DIST, ROW_NUMBER without ORDER BY, NTILE)
+-- reads: sales
+SELECT
+  product_id,
+  revenue,
+  CUME_DIST() OVER (ORDER BY revenue) AS cume,
+  NTILE(10) OVER (ORDER BY revenue DESC) AS decile,
+  ROW_NUMBER() OVER () AS arbitrary_id
+FROM (SELECT product_id, SUM(amount) AS revenue FROM sales.order_lines GROUP BY product_id)
+;;
+-- model: net functions reference (NET.HOST, NET.REG_DOMAIN, NET.PUBLIC_SUFFIX, NET.IP_FROM_STRING, NET.IPV4_TO_INT64)
+-- reads: staging
+SELECT
+  NET.HOST(referrer) AS host,
+  NET.REG_DOMAIN(referrer) AS domain,
+  NET.PUBLIC_SUFFIX(referrer) AS suffix,
+  NET.SAFE_IP_FROM_STRING(client_ip) AS ip_bytes,
+  NET.IP_TO_STRING(NET.IP_TRUNC(NET.SAFE_IP_FROM_STRING(client_ip), 24)) AS subnet,
+  NET.IPV4_TO_INT64(NET.SAFE_IP_FROM_STRING(client_ip)) AS ip_int
+FROM staging.access_logs
+;;
+-- model: range functions reference (RANGE, RANGE_CONTAINS, RANGE_OVERLAPS, RANGE_INTERSECT, GENERATE_RANGE_ARRAY)
+-- reads: sales
+SELECT
+  s.subscription_id,
+  RANGE_CONTAINS(s.active_period, CURRENT_DATE()) AS active_today,
+  RANGE_OVERLAPS(s.active_period, RANGE(DATE '2024-01-01', DATE '2024-04-01')) AS active_in_q1,
+  RANGE_INTERSECT(s.active_period, RANGE(DATE '2024-01-01', DATE '2024-04-01')) AS q1_part,
+  RANGE_START(s.active_period) AS starts,
+  GENERATE_RANGE_ARRAY(RANGE(DATE '2024-01-01', DATE '2024-01-05'), INTERVAL 1 DAY) AS days
+FROM sales.subscriptions AS s
+;;
+-- model: search functions reference (SEARCH on a table with a search index, SEARCH of a column)
+-- reads: staging
+SELECT ts, service, message
+FROM staging.app_logs
+WHERE SEARCH(staging.app_logs, '`timeout` error', analyzer => 'LOG_ANALYZER')
+  AND SEARCH(message, 'db01')
+;;
+-- model: search functions reference, SEARCH with a table alias and VECTOR_SEARCH's sibling CONTAINS_SUBSTR
+-- reads: staging
+SELECT l.*
+FROM staging.app_logs AS l
+WHERE SEARCH(l, 'checkout-service') OR CONTAINS_SUBSTR(l, 'payment declined')
+;;
+-- model: security functions reference (SESSION_USER in a filter)
+-- reads: sales
+SELECT region, SUM(amount) AS revenue
+FROM sales.orders
+WHERE region IN (SELECT region FROM sales.sales_reps WHERE email = SESSION_USER())
+GROUP BY region
+;;
+-- model: statistical aggregate functions reference (CORR, COVAR_SAMP, STDDEV, VAR_POP)
+-- reads: sales
+SELECT
+  region,
+  CORR(discount, amount) AS discount_amount_corr,
+  COVAR_SAMP(discount, amount) AS covar,
+  STDDEV(amount) AS sd,
+  STDDEV_POP(amount) AS sd_pop,
+  VAR_POP(amount) AS var_pop,
+  VARIANCE(amount) AS var_samp
+FROM sales.orders
+GROUP BY region
+;;
+-- model: string functions reference (SPLIT with OFFSET, INITCAP, LPAD, NORMALIZE_AND_CASEFOLD, SOUNDEX, EDIT_DISTANCE)
+-- reads: sales
+SELECT
+  INITCAP(LOWER(name)) AS display_name,
+  SPLIT(email, '@')[SAFE_OFFSET(1)] AS email_domain,
+  LPAD(CAST(customer_id AS STRING), 10, '0') AS padded_id,
+  NORMALIZE_AND_CASEFOLD(name, NFKC) AS folded,
+  SOUNDEX(name) AS sx,
+  EDIT_DISTANCE(name, 'Jon Smith') AS dist,
+  REGEXP_CONTAINS(email, r'@(gmail|yahoo)\.com$') AS webmail,
+  FORMAT('%s <%s>', name, email) AS recipient,
+  STARTS_WITH(phone, '+49') AS german_phone,
+  TRANSLATE(phone, '()- ', '') AS digits,
+  REPEAT('*', 3) AS mask,
+  CODE_POINTS_TO_STRING([72, 105]) AS hi
+FROM sales.customers
+;;
+-- model: string functions reference, REGEXP_EXTRACT_ALL, REGEXP_INSTR, SUBSTR and INSTR
+-- reads: staging
+SELECT
+  REGEXP_EXTRACT_ALL(message, r'order_id=(\d+)') AS order_ids,
+  REGEXP_INSTR(message, r'ERROR') AS error_pos,
+  SUBSTR(message, 1, 80) AS head,
+  INSTR(message, ':', 1, 2) AS second_colon,
+  BYTE_LENGTH(message) AS bytes,
+  CHAR_LENGTH(message) AS chars,
+  REVERSE(service) AS r,
+  ASCII(service) AS first_code,
+  UNICODE(service) AS first_cp
+FROM staging.app_logs
+;;
+-- model: time series functions reference (GAP_FILL with LOCF and LINEAR, on a subquery)
+-- reads: staging
+SELECT *
+FROM GAP_FILL(
+  (SELECT device_id, reading_ts, temperature FROM staging.sensor_readings WHERE reading_ts >= '2024-03-01'),
+  ts_column => 'reading_ts',
+  bucket_width => INTERVAL 1 MINUTE,
+  partitioning_columns => ['device_id'],
+  value_columns => [('temperature', 'linear')]
+)
+ORDER BY device_id, reading_ts
+;;
+-- model: time series functions reference, TIMESTAMP_BUCKET with an origin and DATETIME_BUCKET
+-- reads: staging
+SELECT
+  TIMESTAMP_BUCKET(reading_ts, INTERVAL 15 MINUTE, TIMESTAMP '2024-01-01 00:00:00') AS bucket,
+  DATETIME_BUCKET(DATETIME(reading_ts), INTERVAL 1 HOUR) AS hour_bucket,
+  AVG(temperature) AS avg_temp
+FROM staging.sensor_readings
+GROUP BY 1, 2
+;;
+-- model: UUID functions reference (GENERATE_UUID in an INSERT of audit rows)
+-- reads: staging
+-- writes
+INSERT INTO staging.load_audit (run_id, loaded_at, row_count)
+SELECT GENERATE_UUID(), CURRENT_TIMESTAMP(), COUNT(*) FROM staging.orders_raw
+;;
+-- model: window function calls reference (RANGE BETWEEN INTERVAL on a date, EXCLUDE-free frames, COUNT DISTINCT via ARRAY_AGG)
+-- reads: sales
+SELECT
+  order_date,
+  SUM(amount) OVER (ORDER BY UNIX_DATE(order_date) RANGE BETWEEN 6 PRECEDING AND CURRENT ROW) AS revenue_7d,
+  AVG(amount) OVER (PARTITION BY region ORDER BY order_date ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING) AS centered_avg,
+  COUNT(*) OVER (PARTITION BY region) AS region_orders,
+  MAX(amount) OVER (PARTITION BY region ORDER BY order_date ROWS UNBOUNDED PRECEDING) AS running_max
+FROM sales.orders
+;;
+-- model: KLL quantiles reference (KLL_QUANTILES.INIT_INT64, MERGE_POINT_INT64, EXTRACT_INT64)
+-- reads: sales
+SELECT
+  KLL_QUANTILES.MERGE_POINT_INT64(sketch, 0.5) AS median_order_cents
+FROM (
+  SELECT KLL_QUANTILES.INIT_INT64(CAST(amount * 100 AS INT64), 1000) AS sketch
+  FROM sales.orders
+  GROUP BY region
+)
+;;
+-- model: differential privacy reference (SELECT WITH DIFFERENTIAL_PRIVACY)
+-- reads: sales
+SELECT WITH DIFFERENTIAL_PRIVACY
+  OPTIONS (epsilon = 10, delta = .01, max_groups_contributed = 2, privacy_unit_column = customer_id)
+  region,
+  AVG(amount, contribution_bounds_per_group => (0, 500)) AS avg_amount,
+  COUNT(*, contribution_bounds_per_group => (0, 100)) AS n
+FROM sales.orders
+GROUP BY region
+;;
+-- model: aggregation threshold analysis rules (SELECT WITH AGGREGATION_THRESHOLD)
+-- reads: sales
+SELECT WITH AGGREGATION_THRESHOLD OPTIONS (threshold = 50, privacy_unit_column = customer_id)
+  region, COUNT(DISTINCT customer_id) AS customers
+FROM sales.orders
+GROUP BY region
+;;
+-- model: ML.GENERATE_EMBEDDING with a model of an allowed dataset and a query (text embeddings tutorial)
+-- reads: ml, sales
+SELECT product_id, ml_generate_embedding_result AS embedding
+FROM ML.GENERATE_EMBEDDING(
+  MODEL ml.text_embedding,
+  (SELECT product_id, description AS content FROM sales.products),
+  STRUCT(TRUE AS flatten_json_output, 'RETRIEVAL_DOCUMENT' AS task_type)
+)
+;;
+-- model: ML.GENERATE_TEXT over a remote model of an allowed dataset (generate text tutorial)
+-- reads: ml, sales
+SELECT ml_generate_text_llm_result AS summary, review_id
+FROM ML.GENERATE_TEXT(
+  MODEL ml.gemini,
+  (SELECT review_id, CONCAT('Summarize this review: ', review_text) AS prompt FROM sales.reviews LIMIT 100),
+  STRUCT(0.2 AS temperature, 256 AS max_output_tokens, TRUE AS flatten_json_output)
+)
+;;
+-- model: ML preprocessing functions reference (ML.STANDARD_SCALER, ML.QUANTILE_BUCKETIZE, ML.FEATURE_CROSS as analytic functions)
+-- reads: sales
+SELECT
+  customer_id,
+  ML.STANDARD_SCALER(lifetime_value) OVER () AS ltv_scaled,
+  ML.QUANTILE_BUCKETIZE(lifetime_value, 4) OVER () AS ltv_bucket,
+  ML.MIN_MAX_SCALER(orders) OVER () AS orders_scaled,
+  ML.BUCKETIZE(age, [18, 30, 50, 65]) AS age_bucket,
+  ML.FEATURE_CROSS(STRUCT(country, segment)) AS country_segment
+FROM sales.customer_features
+;;
+-- model: ML.TRANSFORM and ML.ADVANCED_WEIGHTS (feature engineering tutorial)
+-- reads: ml, sales
+SELECT * FROM ML.TRANSFORM(MODEL ml.churn_bt, TABLE sales.customer_features)
+;;
+-- model: ML.EXPLAIN_PREDICT with approximate feature contributions on a query
+-- reads: ml, sales
+SELECT customer_id, predicted_churned, top_feature_attributions
+FROM ML.EXPLAIN_PREDICT(MODEL ml.churn_bt,
+  (SELECT * FROM sales.customer_features WHERE signup_date >= '2024-01-01'),
+  STRUCT(3 AS top_k_features, TRUE AS approx_feature_contrib))
+;;
+-- model: ML.ROC_CURVE with thresholds and ML.MODEL_INFO-style ML.TRIAL_INFO of a tuned model
+-- reads: ml
+SELECT * FROM ML.TRIAL_INFO(MODEL ml.churn_tuned)
+ORDER BY trial_id
+;;
+-- model: AI.GENERATE_TABLE with a remote model of an allowed dataset (generative AI reference)
+-- reads: ml, sales
+SELECT *
+FROM AI.GENERATE_TABLE(
+  MODEL ml.gemini,
+  (SELECT CONCAT('Extract the product and sentiment from: ', review_text) AS prompt FROM sales.reviews LIMIT 10),
+  STRUCT('product STRING, sentiment STRING' AS output_schema)
+)
+;;
+-- model: AI.GENERATE_DOUBLE with a connection, refused without --connections (generative AI reference)
+-- reads: sales
+-- refused: connection
+SELECT review_id,
+  AI.GENERATE_DOUBLE(('Rate from 1 to 5: ', review_text), connection_id => 'us.vertex_conn', endpoint => 'gemini-2.5-flash').result AS score
+FROM sales.reviews
+;;
+-- model: AI.FORECAST with id columns and a confidence level (TimesFM reference)
+-- reads: sales
+SELECT *
+FROM AI.FORECAST(
+  (SELECT order_date, region, SUM(amount) AS revenue FROM sales.orders GROUP BY 1, 2),
+  data_col => 'revenue',
+  timestamp_col => 'order_date',
+  id_cols => ['region'],
+  horizon => 30,
+  confidence_level => 0.9
+)
+;;
+-- model: vector search reference, VECTOR_SEARCH with a top_k and options JSON over a column subset
+-- reads: sales
+SELECT query.product_id AS query_product, base.product_id AS similar_product, distance
+FROM VECTOR_SEARCH(
+  TABLE sales.product_embeddings, 'embedding',
+  (SELECT product_id, embedding FROM sales.product_embeddings WHERE product_id IN (1, 2, 3)),
+  'embedding',
+  top_k => 5,
+  distance_type => 'COSINE',
+  options => '{"fraction_lists_to_search": 0.01}'
+)
+;;
+-- model: vector functions reference (COSINE_DISTANCE, EUCLIDEAN_DISTANCE, DOT_PRODUCT, ML.NORMALIZER)
+-- reads: sales
+SELECT
+  a.product_id,
+  b.product_id AS other,
+  COSINE_DISTANCE(a.embedding, b.embedding) AS cos_d,
+  EUCLIDEAN_DISTANCE(a.embedding, b.embedding) AS l2,
+  ML.DISTANCE(a.embedding, b.embedding, 'MANHATTAN') AS l1
+FROM sales.product_embeddings AS a
+JOIN sales.product_embeddings AS b ON a.product_id < b.product_id
+WHERE a.category = b.category
+;;
+-- model: conditional expressions reference (IF, IFNULL, NULLIFZERO, ZEROIFNULL, CASE, COALESCE)
+-- reads: sales
+SELECT
+  order_id,
+  IF(amount > 100, 'large', 'small') AS size,
+  IFNULL(discount, 0) AS discount,
+  NULLIFZERO(quantity) AS qty_or_null,
+  ZEROIFNULL(refund) AS refund,
+  CASE WHEN status IN ('returned', 'refunded') THEN -amount ELSE amount END AS signed_amount
+FROM sales.orders
+;;
+-- model: utility functions reference (GENERATE_UUID, ERROR in a CASE, SAFE. prefix)
+-- reads: staging
+SELECT
+  GENERATE_UUID() AS row_id,
+  SAFE.PARSE_DATE('%Y%m%d', raw_date) AS d,
+  CASE WHEN raw_amount IS NULL THEN ERROR(CONCAT('missing amount for ', order_ref)) ELSE raw_amount END AS checked
+FROM staging.orders_raw
+;;
