@@ -80,7 +80,7 @@ func TestRedTeamScopes(t *testing.T) {
 		"SELECT (SELECT 1 FROM SECRET.orders) FROM sales.orders AS secret2",
 		// An UPDATE's and a MERGE's target is a range variable of SET,
 		// WHERE, ON and WHEN, never of UPDATE's FROM items or MERGE's
-		// USING source (TestRedTeamDMLTargetAlias has the SET case).
+		// USING source (TestRedTeamCorrelatedPaths has the SET case).
 		"UPDATE sales.orders AS secret SET a = 1 FROM secret.orders WHERE TRUE",
 		"UPDATE sales.orders AS secret SET a = 1 FROM sales.orders AS y JOIN secret.orders ON TRUE WHERE TRUE",
 		"UPDATE sales.orders AS secret SET a = 1 FROM (SELECT 1 FROM secret.orders) WHERE TRUE",
@@ -109,27 +109,36 @@ func TestRedTeamScopes(t *testing.T) {
 	}
 }
 
-// TestRedTeamDMLTargetAlias: an UPDATE's target alias is a range variable
-// of its SET's subqueries, as BigQuery scopes it (the DML reference's
-// UPDATE dataset.Inventory SET quantity = quantity + (SELECT quantity FROM
-// dataset.NewArrivals WHERE Inventory.product = NewArrivals.product)), so
-// the text reads secret.orders as the target's column, which BigQuery
-// reads too. Should BigQuery ever read it as the table, its dry run lists
-// p.secret.orders, and the statement is refused with no job.
-func TestRedTeamDMLTargetAlias(t *testing.T) {
-	sql := "UPDATE sales.orders AS secret SET a = (SELECT 1 FROM secret.orders) WHERE TRUE"
-	s, fake := newGovernedService(t, map[string]plan{
-		sql: {"UPDATE", []string{"p.sales.orders", "p.secret.orders"}, 100},
-	}, true)
-	_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
-	if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
-		t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
-	}
-	if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
-		t.Error("dry_run_sql accepted it")
-	}
-	if _, q, _ := fake.counts(); q != 0 {
-		t.Errorf("%d jobs, want none", q)
+// TestRedTeamCorrelatedPaths: where BigQuery resolves a path from a
+// range variable of an enclosing query, the text reads it as that range
+// variable's column, as BigQuery does: an UPDATE's target alias in its
+// SET's subqueries (the DML reference's UPDATE dataset.Inventory SET
+// quantity = quantity + (SELECT quantity FROM dataset.NewArrivals WHERE
+// Inventory.product = NewArrivals.product)), and an outer query's alias in
+// a FROM subquery of an expression subquery (no LATERAL only hides the
+// FROM list's own). Should BigQuery ever read such a path as the table, its
+// dry run lists p.secret.orders, and the statement is refused with no job.
+func TestRedTeamCorrelatedPaths(t *testing.T) {
+	for _, sql := range []string{
+		"UPDATE sales.orders AS secret SET a = (SELECT 1 FROM secret.orders) WHERE TRUE",
+		"SELECT (SELECT COUNT(*) FROM (SELECT * FROM secret.orders)) FROM sales.orders AS secret",
+		"SELECT 1 FROM sales.orders AS secret WHERE EXISTS (SELECT 1 FROM (SELECT * FROM secret.orders))",
+	} {
+		t.Run(sql, func(t *testing.T) {
+			s, fake := newGovernedService(t, map[string]plan{
+				sql: {"SELECT", []string{"p.sales.orders", "p.secret.orders"}, 100},
+			}, true)
+			_, err := s.Execute(context.Background(), ExecuteInput{SQL: sql})
+			if e, ok := bqerr.As(err); !ok || e.Code != bqerr.PermissionDenied {
+				t.Fatalf("Execute = %v, want PERMISSION_DENIED", err)
+			}
+			if _, err := s.DryRun(context.Background(), DryRunInput{SQL: sql}); err == nil {
+				t.Error("dry_run_sql accepted it")
+			}
+			if _, q, _ := fake.counts(); q != 0 {
+				t.Errorf("%d jobs, want none", q)
+			}
+		})
 	}
 }
 

@@ -46,7 +46,14 @@ func TestAllowlistScopes(t *testing.T) {
 		"SELECT 1 FROM sales.orders AS secret UNION ALL SELECT (SELECT 1 FROM secret.orders)",
 		"FROM sales.orders |> SELECT (SELECT 1 FROM secret.orders) AS n |> JOIN sales.orders AS secret ON TRUE",
 		"SELECT (SELECT 1 FROM secret.orders) FROM (SELECT * FROM sales.orders AS secret)",
-		"SELECT (SELECT COUNT(*) FROM (SELECT * FROM secret.orders)) FROM sales.orders AS secret",
+		// A FROM subquery sees the range variables of the queries an
+		// expression subquery correlates to (TestRedTeamCorrelatedPaths),
+		// never those of its own FROM list or a table function's.
+		"SELECT (SELECT COUNT(*) FROM sales.orders AS secret, (SELECT * FROM secret.orders)) FROM sales.orders",
+		"SELECT (SELECT COUNT(*) FROM sales.orders AS secret JOIN (SELECT * FROM (SELECT * FROM secret.orders)) ON TRUE) FROM sales.orders",
+		"SELECT * FROM sales.orders AS secret, (SELECT (SELECT COUNT(*) FROM (SELECT * FROM secret.orders)))",
+		"SELECT (SELECT COUNT(*) FROM sales.tvf((SELECT * FROM secret.orders))) FROM sales.orders AS secret",
+		"SELECT (SELECT COUNT(*) FROM (WITH c AS (SELECT * FROM secret.orders) SELECT * FROM c)) FROM sales.orders AS secret",
 		"SELECT (SELECT 1 FROM sales.orders JOIN sales.orders AS o2 ON EXISTS (SELECT 1 FROM secret.orders) JOIN sales.orders AS secret ON TRUE) FROM sales.orders",
 		"INSERT INTO sales.copy SELECT (SELECT 1 FROM secret.orders) FROM sales.orders AS x",
 	} {

@@ -32,6 +32,10 @@ type frame struct {
 	// (…)): BigQuery resolves a CTE's query with no outer range
 	// variables, even in a subquery, so it opens a scope.
 	cte bool
+	// args is set on a from-item call's arguments (a table-valued
+	// function's, GRAPH_TABLE's): they are read seeing no range variable
+	// outside them, as a CTE's query is (the strict side).
+	args bool
 }
 
 // opensScope reports whether the frame opens a scope of range variables:
@@ -87,7 +91,22 @@ type rangeDecl struct {
 	// prev is the index in reader.decls of the same name's declaration
 	// before this one, by a frame below, or -1.
 	prev int32
+	// scope is the index in reader.scopes of the innermost scope open
+	// when it was declared, or -1.
+	scope int32
 }
+
+// scopeFrame is a frame that opens a scope of range variables (a
+// from-item's or a CTE's parentheses): its index in reader.frames, and
+// owner, the frame of the query whose FROM list holds it (or 0 for a CTE,
+// which sees no outer range variable). The range variables of the frames
+// from owner up to it are hidden from it (BigQuery has no LATERAL); those
+// below owner, of the queries an expression subquery correlates to, are
+// not.
+//
+// isolated is the frame of the innermost CTE or from-item call at or below
+// it (or 0): those see no range variable below them at all.
+type scopeFrame struct{ at, owner, isolated int32 }
 
 // reader reads one statement's tokens.
 type reader struct {
@@ -110,10 +129,11 @@ type reader struct {
 	// in calls of the open frames' calls, innermost last.
 	calls     []callState
 	openCalls []int32
-	// scopes are the indices of the open from-item frames, innermost
-	// last: each opens a scope of range variables, which holds it and
-	// the frames above it up to the next.
-	scopes []int32
+	// scopes are the open from-item and CTE frames, innermost last:
+	// each opens a scope of range variables, which holds it and the
+	// frames above it up to the next, and hides the range variables of
+	// the FROM list that holds it (isRange).
+	scopes []scopeFrame
 	// cases are the open frames' counts of open CASEs, for the frames
 	// with any, innermost last.
 	cases []openCases
@@ -256,7 +276,7 @@ func (r *reader) declare(name string) {
 	if r.latest != nil {
 		r.latest[key] = int32(len(r.decls))
 	}
-	r.decls = append(grow(r.decls), rangeDecl{key: key, frame: top, prev: prev})
+	r.decls = append(grow(r.decls), rangeDecl{key: key, frame: top, prev: prev, scope: int32(len(r.scopes) - 1)})
 }
 
 // forget drops the range variables the innermost frame declared (when it
@@ -280,7 +300,22 @@ func (r *reader) forget() {
 // (one more than its index in calls), or 0.
 func (r *reader) push(f frame, call int32) {
 	if f.opensScope() {
-		r.scopes = append(grow(r.scopes), int32(len(r.frames)))
+		// The query whose FROM list holds the frame is the frame below
+		// it, or, when that is a scope's frame too (a parenthesised join,
+		// a table function's arguments, a subquery in a FROM subquery),
+		// that frame's owner: the strict side for a subquery, whose own
+		// FROM's range variables it then hides with its siblings'.
+		at, owner, isolated := int32(len(r.frames)), int32(len(r.frames)-1), int32(0)
+		n := len(r.scopes)
+		if n > 0 {
+			isolated = r.scopes[n-1].isolated
+		}
+		if f.cte || f.args {
+			owner, isolated = 0, at
+		} else if n > 0 && r.scopes[n-1].at == at-1 {
+			owner = r.scopes[n-1].owner
+		}
+		r.scopes = append(grow(r.scopes), scopeFrame{at: at, owner: owner, isolated: isolated})
 	}
 	if call > 0 {
 		f.call = true
@@ -339,23 +374,39 @@ func (r *reader) pop() (frame, *callState) {
 
 // isRange reports whether name is a range variable visible here: one that
 // this frame or an enclosing one declares, up to and including the
-// nearest from-item frame. A subquery in a FROM list sees no range
-// variable of the list around it (BigQuery has no LATERAL); an expression
-// subquery sees its query's.
+// nearest from-item frame, or one that a query further out declares,
+// which an expression subquery correlates to. A subquery in a FROM list
+// sees no range variable of the list around it (BigQuery has no LATERAL),
+// but does see those of the queries around that list's query: in SELECT
+// (SELECT MAX(x) FROM (SELECT x FROM e.arr)) FROM t AS e, e.arr is the
+// outer row's array, as BigQuery resolves it. A CTE sees none.
 //
 // It is one look-up, not a walk down the frames: a from-item path asks it,
 // and a walk under n expression parentheses for each of n from-items would
 // be quadratic (issue 28). The name's last declaration is by the
-// innermost frame that declares it, and the frames of the scope are the
-// innermost ones.
+// innermost frame that declares it (an earlier one it hides is not
+// looked at: the strict side), made while the scopes up to its own were
+// open; the scopes opened since hide it when a CTE or a from-item call
+// among them is above it, or when it lies from the owner of the first of
+// them up (scopeFrame), since each later one's owner is at or above that
+// first one's.
 func (r *reader) isRange(name string) bool {
 	r.steps++
 	d := r.lastDecl(foldName(name))
-	scope := int32(0)
-	if len(r.scopes) > 0 {
-		scope = r.scopes[len(r.scopes)-1]
+	if d < 0 {
+		return false
 	}
-	return d >= 0 && r.decls[d].frame >= scope
+	decl, n := r.decls[d], int32(len(r.scopes))
+	if n > 0 && decl.frame < r.scopes[n-1].isolated {
+		return false // below a CTE or a from-item call
+	}
+	if next := decl.scope + 1; next < n {
+		// The owners of the scopes above next are at or above next's
+		// (each is the frame below its scope, or its parent scope's
+		// owner) but where a CTE or a call isolates, handled above.
+		return decl.frame < r.scopes[next].owner
+	}
+	return true
 }
 
 // reasonSet is the set of a statement's reasons (st.Unplaced), for

@@ -54,9 +54,27 @@ func TestScopes(t *testing.T) {
 		{"SELECT (SELECT 1 FROM secret.x) FROM secret.t AS secret", "SELECT table:secret.t"},
 		{"SELECT (SELECT 1 FROM secret.x) FROM (SELECT * FROM secret.y), ok.t AS secret", "SELECT table:secret.y table:ok.t"},
 		{"SELECT (SELECT 1 FROM ok.a JOIN ok.b ON EXISTS (SELECT 1 FROM s.x) JOIN ok.c AS s) FROM ok.t", "SELECT table:ok.a table:ok.b table:s.x table:ok.c table:ok.t"},
-		// A subquery in a FROM list of the select list's subquery sees
-		// no alias outside it (the strict side).
-		{"SELECT (SELECT COUNT(*) FROM (SELECT * FROM e.a)) FROM ok.t AS e", "SELECT table:e.a table:ok.t"},
+		// A subquery in a FROM list of an expression subquery sees the
+		// range variables of the queries around that subquery (the
+		// correlation BigQuery resolves), never those of its own FROM
+		// list nor of a FROM list around that.
+		{"SELECT (SELECT COUNT(*) FROM (SELECT * FROM e.a)) FROM ok.t AS e", "SELECT table:ok.t"},
+		{"SELECT (SELECT COUNT(*) FROM (SELECT * FROM (SELECT * FROM e.a))) FROM ok.t AS e", "SELECT table:ok.t"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM (SELECT * FROM e.a) AS i)", "SELECT table:ok.t"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.u JOIN (SELECT * FROM e.a) ON TRUE)", "SELECT table:ok.t table:ok.u"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.u AS s, (SELECT * FROM s.a))", "SELECT table:ok.t table:ok.u table:s.a"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.u AS s, (SELECT * FROM (SELECT * FROM s.a)))", "SELECT table:ok.t table:ok.u table:s.a"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM (ok.u AS s JOIN (SELECT * FROM s.a) ON TRUE))", "SELECT table:ok.t table:ok.u table:s.a"},
+		// A table function's arguments see none (the strict side).
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.tvf((SELECT * FROM e.a)))", "SELECT table:ok.t routine:ok.tvf table:e.a"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.tvf((SELECT * FROM (SELECT * FROM e.a))))", "SELECT table:ok.t routine:ok.tvf table:e.a"},
+		{"SELECT (SELECT 1 FROM ML.PREDICT(MODEL ok.m, (SELECT * FROM e.a))) FROM ok.t AS e", "SELECT model:ok.m table:e.a table:ok.t"},
+		{"SELECT * FROM ok.t AS e, (SELECT (SELECT 1 FROM (SELECT * FROM e.a)))", "SELECT table:ok.t table:e.a"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (WITH c AS (SELECT * FROM e.a) SELECT 1 FROM c)", "SELECT table:ok.t table:e.a table:c"},
+		{"SELECT (SELECT 1 FROM (WITH c AS (SELECT * FROM e.a) SELECT 1 FROM c)) FROM ok.t AS e", "SELECT table:e.a table:c table:ok.t"},
+		{"SELECT (SELECT 1 FROM (WITH c AS (SELECT * FROM (SELECT * FROM e.a)) SELECT 1 FROM c)) FROM ok.t AS e", "SELECT table:e.a table:c table:ok.t"},
+		{"SELECT (SELECT 1 FROM ok.tvf((SELECT (SELECT 1 FROM (SELECT * FROM e.a))))) FROM ok.t AS e", "SELECT routine:ok.tvf table:e.a table:ok.t"},
+		{"SELECT * FROM ok.t AS e WHERE EXISTS (SELECT 1 FROM ok.u AS e, (SELECT * FROM e.a))", "SELECT table:ok.t table:ok.u table:e.a"},
 		// A closed subquery's FROM declares nothing for its outer query.
 		{"SELECT (SELECT 1 FROM secret.t), (SELECT 2 FROM ok.u AS secret) FROM ok.v", "SELECT table:secret.t table:ok.u table:ok.v"},
 		// A select list without a FROM.

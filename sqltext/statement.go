@@ -437,7 +437,8 @@ func (r *reader) punct(toks []token, i int) int {
 		if op == openerWord && r.elementList(toks, i) {
 			op = openerElements
 		}
-		r.push(frame{opener: op, item: op == openerElements, fromItem: startsItem || r.itemParen, cte: r.withEntry(toks, i)}, r.pendingCall)
+		r.push(frame{opener: op, item: op == openerElements, fromItem: startsItem || r.itemParen, cte: r.withEntry(toks, i),
+			args: r.itemParen && !startsItem}, r.pendingCall)
 		if c := r.topCall(); c != nil {
 			c.argStart = true
 		}

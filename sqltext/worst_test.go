@@ -128,6 +128,12 @@ var worstShapes = []worstShape{
 	{"delete-where", func(n int) string {
 		return nest(n, "DELETE d.t AS x WHERE ", "EXISTS (SELECT 1 FROM x.arr, UNNEST(ARRAY(SELECT 1 FROM x.b))) AND ", "TRUE", "", "")
 	}},
+	{"correlated-from-subqueries", func(n int) string {
+		// A subquery in the FROM list of each expression subquery reads
+		// a path of the outermost alias: one look-up each.
+		return nest(n, "SELECT * FROM d.t AS e WHERE EXISTS ", "(SELECT 1 FROM (SELECT * FROM e.a, (SELECT * FROM e.b)) AS x WHERE EXISTS ",
+			"(SELECT 1)", ")", "")
+	}},
 	{"update-target", func(n int) string {
 		// The target is forgotten at the FROM and declared again at
 		// the WHERE once, whatever the FROM list and subqueries hold.

@@ -4842,3 +4842,22 @@ SELECT
   CASE WHEN raw_amount IS NULL THEN ERROR(CONCAT('missing amount for ', order_ref)) ELSE raw_amount END AS checked
 FROM staging.orders_raw
 ;;
+-- model: GA4 distinct item categories of an event from a FROM subquery inside a select-list subquery
+-- reads: analytics_123456
+SELECT
+  event_date,
+  ecommerce.transaction_id,
+  (SELECT STRING_AGG(c, ', ' ORDER BY c) FROM (SELECT DISTINCT item_category AS c FROM e.items)) AS categories
+FROM `analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name = 'purchase'
+;;
+-- model: GA4 events with a deduplicated parameter list (FROM subquery over e.event_params in an EXISTS)
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS events
+FROM `analytics_123456.events_20240115` AS e
+WHERE EXISTS (
+  SELECT 1 FROM (SELECT key, COUNT(*) AS n FROM e.event_params GROUP BY key) AS k
+  WHERE k.n > 1
+)
+GROUP BY event_name
+;;
