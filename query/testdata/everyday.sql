@@ -4861,3 +4861,335 @@ WHERE EXISTS (
 )
 GROUP BY event_name
 ;;
+-- ===== Issue 35 (corpus): pipe syntax reference examples, BigQuery ML
+-- statements and the rest of the DDL reference. =====
+-- model: pipe syntax reference, AGGREGATE ... GROUP AND ORDER BY with a direction
+-- reads: sales
+FROM sales.orders
+|> AGGREGATE SUM(amount) AS revenue, COUNT(*) AS orders GROUP AND ORDER BY region DESC
+;;
+-- model: pipe syntax reference, WITH before a pipe query
+-- reads: sales
+WITH recent AS (SELECT * FROM sales.orders WHERE order_date >= '2024-01-01')
+FROM recent
+|> WHERE status = 'completed'
+|> AGGREGATE COUNT(*) AS n GROUP BY customer_id
+|> WHERE n > 3
+;;
+-- model: pipe syntax reference, EXTEND with a window and WINDOW named in the operator
+-- reads: sales
+FROM sales.orders
+|> EXTEND SUM(amount) OVER (PARTITION BY customer_id ORDER BY order_date) AS running_total
+|> EXTEND ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY order_date DESC) AS recency
+|> WHERE recency <= 3
+|> SELECT customer_id, order_date, amount, running_total
+;;
+-- model: pipe syntax reference, AGGREGATE with ROLLUP and GROUPING
+-- reads: sales
+FROM sales.orders
+|> AGGREGATE SUM(amount) AS revenue, GROUPING(region) AS is_total GROUP BY ROLLUP(region)
+|> ORDER BY is_total, revenue DESC
+;;
+-- model: pipe syntax reference, LIMIT with OFFSET after ORDER BY, and DISTINCT
+-- reads: sales
+FROM sales.customers
+|> SELECT DISTINCT country
+|> ORDER BY country
+|> LIMIT 10 OFFSET 10
+;;
+-- model: pipe syntax reference, WITH as a pipe operator (|> WITH) and a JOIN back to its alias
+-- reads: sales
+FROM sales.orders
+|> AGGREGATE SUM(amount) AS total GROUP BY customer_id
+|> AS totals
+|> JOIN sales.customers AS c ON c.customer_id = totals.customer_id
+|> SELECT c.email, totals.total
+;;
+-- model: pipe syntax reference, RENAME and DROP before a UNION ALL BY NAME
+-- reads: sales
+FROM sales.orders_eu
+|> RENAME order_total AS amount
+|> DROP internal_note
+|> UNION ALL BY NAME (FROM sales.orders_us |> DROP internal_note)
+;;
+-- model: pipe syntax reference, ASSERT operator as an inline data check
+-- reads: sales
+FROM sales.orders
+|> WHERE order_date = '2024-01-15'
+|> ASSERT amount >= 0, 'negative amount'
+|> AGGREGATE SUM(amount) AS revenue
+;;
+-- model: pipe syntax reference, a LEFT JOIN to a subquery with pipe syntax inside
+-- reads: sales
+FROM sales.customers AS c
+|> LEFT JOIN (FROM sales.orders |> AGGREGATE MAX(order_date) AS last_order GROUP BY customer_id) AS o
+     ON o.customer_id = c.customer_id
+|> WHERE o.last_order IS NULL OR o.last_order < DATE_SUB(CURRENT_DATE(), INTERVAL 1 YEAR)
+|> SELECT c.customer_id, c.email
+;;
+-- model: pipe syntax reference, SET to replace a column and a MATCH_RECOGNIZE-free sessionisation with LAG
+-- reads: staging
+FROM staging.page_hits
+|> SET url = LOWER(url)
+|> EXTEND IF(TIMESTAMP_DIFF(ts, LAG(ts) OVER (PARTITION BY user_id ORDER BY ts), MINUTE) > 30, 1, 0) AS new_session
+|> EXTEND SUM(new_session) OVER (PARTITION BY user_id ORDER BY ts) AS session_n
+|> AGGREGATE COUNT(*) AS hits, MIN(ts) AS started GROUP BY user_id, session_n
+;;
+-- model: pipe syntax reference, CALL of a table-valued function with a MODEL and named arguments
+-- reads: ml, sales
+FROM sales.customer_features
+|> WHERE signup_date >= '2024-01-01'
+|> CALL ML.PREDICT(MODEL ml.churn_bt, STRUCT(0.6 AS threshold))
+|> AGGREGATE COUNTIF(predicted_churned) AS at_risk
+;;
+-- model: pipe syntax reference, WINDOW function in SELECT and a final ORDER BY on an alias
+-- reads: analytics_123456
+FROM `analytics_123456.events_*`
+|> WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+|> AGGREGATE COUNT(DISTINCT user_pseudo_id) AS users GROUP BY event_date
+|> SELECT event_date, users, AVG(users) OVER (ORDER BY event_date ROWS 6 PRECEDING) AS users_7d
+|> ORDER BY event_date
+;;
+-- model: MATCH_RECOGNIZE reference, a V-shaped price pattern
+-- reads: finance
+SELECT *
+FROM finance.stock_prices
+MATCH_RECOGNIZE (
+  PARTITION BY ticker
+  ORDER BY trade_date
+  MEASURES FIRST(down.trade_date) AS drop_start, LAST(up.trade_date) AS recovery_end
+  PATTERN (down+ up+)
+  DEFINE
+    down AS close < PREV(close),
+    up AS close > PREV(close)
+)
+;;
+-- model: BigQuery ML, CREATE MODEL DNN classifier with hyperparameter tuning (hyperparameter tuning docs)
+-- reads: ml, sales
+-- writes
+CREATE OR REPLACE MODEL ml.churn_tuned
+OPTIONS (
+  model_type = 'DNN_CLASSIFIER',
+  input_label_cols = ['churned'],
+  hidden_units = HPARAM_CANDIDATES([STRUCT([64, 32]), STRUCT([128, 64, 32])]),
+  learn_rate = HPARAM_RANGE(0.0001, 0.01),
+  num_trials = 10,
+  max_parallel_trials = 2,
+  data_split_method = 'RANDOM',
+  data_split_eval_fraction = 0.2
+) AS
+SELECT * EXCEPT (customer_id) FROM sales.customer_features
+;;
+-- model: BigQuery ML, CREATE MODEL random forest with class weights
+-- reads: ml, sales
+-- writes
+CREATE MODEL IF NOT EXISTS ml.fraud_rf
+OPTIONS (model_type = 'RANDOM_FOREST_CLASSIFIER', input_label_cols = ['is_fraud'], num_parallel_tree = 50, auto_class_weights = TRUE, enable_global_explain = TRUE)
+AS SELECT amount, country, channel, is_fraud FROM sales.transactions
+;;
+-- model: BigQuery ML, CREATE MODEL PCA and autoencoder for dimensionality reduction
+-- reads: ml, sales
+-- writes
+CREATE OR REPLACE MODEL ml.customer_pca
+OPTIONS (model_type = 'PCA', num_principal_components = 8, scale_features = TRUE)
+AS SELECT * EXCEPT (customer_id) FROM sales.customer_features
+;;
+-- model: BigQuery ML, ML.GENERATE_EMBEDDING-free anomaly detection with an autoencoder and ML.DETECT_ANOMALIES
+-- reads: ml, sales
+SELECT *
+FROM ML.DETECT_ANOMALIES(MODEL ml.tx_autoencoder, STRUCT(0.02 AS contamination), TABLE sales.transactions)
+WHERE is_anomaly
+;;
+-- model: BigQuery ML, CREATE MODEL ARIMA_PLUS_XREG with holidays and time series ids
+-- reads: ml, sales
+-- writes
+CREATE OR REPLACE MODEL ml.revenue_xreg
+OPTIONS (
+  model_type = 'ARIMA_PLUS_XREG',
+  time_series_timestamp_col = 'order_date',
+  time_series_data_col = 'revenue',
+  time_series_id_col = 'region',
+  holiday_region = 'US',
+  auto_arima = TRUE
+) AS
+SELECT order_date, region, SUM(amount) AS revenue, AVG(discount) AS avg_discount
+FROM sales.orders
+GROUP BY order_date, region
+;;
+-- model: BigQuery ML, ML.FORECAST with xreg data and ML.EXPLAIN_FORECAST struct options
+-- reads: ml, sales
+SELECT *
+FROM ML.FORECAST(MODEL ml.revenue_xreg, STRUCT(14 AS horizon, 0.9 AS confidence_level),
+  (SELECT order_date, region, discount AS avg_discount FROM sales.planned_discounts))
+;;
+-- model: BigQuery ML, contribution analysis model and ML.GET_INSIGHTS
+-- reads: ml, sales
+-- writes
+CREATE OR REPLACE MODEL ml.revenue_drivers
+OPTIONS (model_type = 'CONTRIBUTION_ANALYSIS', contribution_metric = 'SUM(revenue)', dimension_id_cols = ['region', 'channel'], is_test_col = 'is_test', min_apriori_support = 0.05)
+AS SELECT region, channel, revenue, order_date >= '2024-01-01' AS is_test FROM sales.daily_revenue_by_dim
+;;
+-- model: BigQuery ML, ML.GET_INSIGHTS of a contribution analysis model
+-- reads: ml
+SELECT contributors, metric_test, metric_control, difference, relative_difference
+FROM ML.GET_INSIGHTS(MODEL ml.revenue_drivers)
+ORDER BY unexpected_difference DESC
+;;
+-- model: BigQuery ML, AutoML tables model with a budget
+-- reads: ml, sales
+-- writes
+CREATE MODEL ml.ltv_automl
+OPTIONS (model_type = 'AUTOML_REGRESSOR', input_label_cols = ['ltv_12m'], budget_hours = 1.0)
+AS SELECT * EXCEPT (customer_id) FROM sales.customer_features
+;;
+-- model: BigQuery ML, ALTER MODEL SET OPTIONS with labels and description
+-- reads: ml
+-- writes
+ALTER MODEL IF EXISTS ml.churn_tuned SET OPTIONS (description = 'Churn DNN, tuned', labels = [('stage', 'prod')])
+;;
+-- model: BigQuery ML, ML.EVALUATE of a forecasting model with perform_aggregation
+-- reads: ml
+SELECT * FROM ML.EVALUATE(MODEL ml.revenue_xreg, STRUCT(TRUE AS perform_aggregation, 14 AS horizon))
+;;
+-- model: BigQuery ML, remote model over a Vertex AI LLM endpoint with a connection, refused without --connections
+-- reads: ml
+-- writes
+-- refused: connection
+CREATE OR REPLACE MODEL ml.gemini_flash
+REMOTE WITH CONNECTION `p.us.vertex_conn`
+OPTIONS (endpoint = 'gemini-2.5-flash')
+;;
+-- model: BigQuery ML, imported ONNX model from Cloud Storage (imported models docs)
+-- reads: ml
+-- writes
+-- refused: external-files
+CREATE OR REPLACE MODEL ml.sklearn_churn
+OPTIONS (model_type = 'ONNX', model_path = 'gs://acme-models/churn/model.onnx')
+;;
+-- model: CREATE TABLE with a customer-managed encryption key (CMEK docs), key outside --kms-keys
+-- reads: finance
+-- writes
+-- refused: kms-key
+CREATE TABLE finance.ledger_cmek (entry_id STRING, amount NUMERIC)
+OPTIONS (kms_key_name = 'projects/p/locations/us/keyRings/finance/cryptoKeys/ledger')
+;;
+-- model: CREATE FUNCTION LANGUAGE python with a connection (Python UDF docs), refused without --connections
+-- reads: staging
+-- writes
+-- refused: connection
+CREATE FUNCTION staging.clean_phone(x STRING) RETURNS STRING
+LANGUAGE python
+WITH CONNECTION `p.us.python_conn`
+OPTIONS (runtime_version = 'python-3.11', entry_point = 'clean')
+AS r'''
+import re
+def clean(x):
+  return re.sub(r'[^0-9+]', '', x or '')
+'''
+;;
+-- model: CREATE TABLE FUNCTION returning a parameterised GA4 event slice (table functions docs)
+-- reads: analytics_123456, staging
+-- writes
+CREATE OR REPLACE TABLE FUNCTION staging.ga4_events_between(start_day STRING, end_day STRING)
+RETURNS TABLE<event_name STRING, user_pseudo_id STRING, page_location STRING>
+AS
+SELECT
+  event_name,
+  user_pseudo_id,
+  (SELECT value.string_value FROM e.event_params WHERE key = 'page_location') AS page_location
+FROM `p.analytics_123456.events_*` AS e
+WHERE _TABLE_SUFFIX BETWEEN start_day AND end_day
+;;
+-- model: calling that table function with query parameters
+-- reads: staging
+SELECT page_location, COUNT(*) AS views
+FROM staging.ga4_events_between(@start_day, @end_day)
+WHERE event_name = 'page_view'
+GROUP BY page_location
+;;
+-- model: CREATE TEMP FUNCTION with a JavaScript library-free UDF and OPTIONS, then a query
+-- reads: staging
+CREATE TEMP FUNCTION decode_uri(s STRING)
+RETURNS STRING
+LANGUAGE js
+AS r"""
+  try { return decodeURIComponent(s); } catch (e) { return s; }
+""";
+SELECT decode_uri(url) AS url, COUNT(*) AS hits FROM staging.page_hits GROUP BY 1
+;;
+-- model: CREATE EXTERNAL TABLE over Google Sheets (external data sources docs)
+-- reads: staging
+-- writes
+-- refused: external-files
+CREATE OR REPLACE EXTERNAL TABLE staging.budget_sheet
+OPTIONS (format = 'GOOGLE_SHEETS', uris = ['https://docs.google.com/spreadsheets/d/1AbC/edit'], skip_leading_rows = 1, sheet_range = 'Budget!A1:F200')
+;;
+-- model: LOAD DATA into a partition with OVERWRITE PARTITIONS (LOAD DATA docs)
+-- reads: staging
+-- writes
+-- refused: external-files
+LOAD DATA OVERWRITE staging.orders_raw
+PARTITIONS (_PARTITIONTIME = TIMESTAMP '2024-01-15')
+FROM FILES (format = 'AVRO', uris = ['gs://acme-landing/orders/2024-01-15/*.avro'])
+;;
+-- model: EXPORT DATA with a WITH clause below the --export-gcs prefix (EXPORT DATA docs)
+-- reads: analytics_123456
+-- writes
+EXPORT DATA OPTIONS (uri = 'gs://acme-exports/mcp/ga4/sessions-*.parquet', format = 'PARQUET', overwrite = TRUE)
+AS WITH s AS (
+  SELECT user_pseudo_id, (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX = '20240115'
+)
+SELECT DISTINCT * FROM s
+;;
+-- model: table clone of a GA4 daily table into a sandbox dataset
+-- reads: analytics_123456, staging
+-- writes
+CREATE TABLE staging.events_20240115_clone CLONE analytics_123456.events_20240115
+;;
+-- model: materialized view over GA4 daily events (materialized views docs, partition-aligned)
+-- reads: staging
+-- writes
+CREATE MATERIALIZED VIEW staging.mv_events_by_day
+PARTITION BY event_day
+AS SELECT event_day, event_name, COUNT(*) AS events
+FROM staging.ga4_events_flat
+GROUP BY event_day, event_name
+;;
+-- model: BQ.REFRESH_MATERIALIZED_VIEW-free ALTER MATERIALIZED VIEW that turns refresh off
+-- reads: staging
+-- writes
+ALTER MATERIALIZED VIEW staging.mv_events_by_day SET OPTIONS (enable_refresh = FALSE)
+;;
+-- model: INFORMATION_SCHEMA.TABLE_OPTIONS of the dbt staging dataset, labels only
+-- reads: staging
+SELECT table_name, option_value AS labels
+FROM `p.staging`.INFORMATION_SCHEMA.TABLE_OPTIONS
+WHERE option_name = 'labels'
+;;
+-- model: INFORMATION_SCHEMA.PARTITIONS of the GA4 flat table, stale partitions (partition management docs)
+-- reads: staging
+SELECT partition_id, total_rows, last_modified_time
+FROM staging.INFORMATION_SCHEMA.PARTITIONS
+WHERE table_name = 'ga4_events_flat' AND last_modified_time < TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 30 DAY)
+ORDER BY partition_id
+;;
+-- model: INFORMATION_SCHEMA.ROUTINE_OPTIONS and PARAMETERS of a dataset
+-- reads: finance
+SELECT r.routine_name, p.parameter_name, p.data_type
+FROM finance.INFORMATION_SCHEMA.ROUTINES AS r
+JOIN finance.INFORMATION_SCHEMA.PARAMETERS AS p USING (specific_name)
+ORDER BY r.routine_name, p.ordinal_position
+;;
+-- model: INFORMATION_SCHEMA.SEARCH_INDEXES and VECTOR_INDEXES of a dataset (index docs)
+-- reads: staging
+SELECT index_name, table_name, index_status, coverage_percentage
+FROM staging.INFORMATION_SCHEMA.SEARCH_INDEXES
+;;
+-- model: INFORMATION_SCHEMA.TABLE_SNAPSHOTS of a snapshot dataset
+-- reads: snapshots
+SELECT table_name, base_table_name, snapshot_time
+FROM snapshots.INFORMATION_SCHEMA.TABLE_SNAPSHOTS
+ORDER BY snapshot_time DESC
+;;
