@@ -20,10 +20,10 @@ type rejection struct {
 }
 
 // check decides what happens to one line of input: a nil rejection means
-// it is a well-formed JSON-RPC 2.0 message to pass on, the message the SDK's
-// decoder made of it; otherwise the rejection says how to answer it. It never recurses, so no input can exhaust the stack,
-// and it accepts only what the SDK's own decoder accepts, so a line it passes
-// can never end the session.
+// it is a well-formed JSON-RPC 2.0 message to pass on, built as the SDK's
+// decoder would build it; otherwise the rejection says how to answer it.
+// It never recurses, so no input can exhaust the stack, and the SDK never
+// decodes a line itself, so a line it passes can never end the session.
 func check(line []byte, maxDepth int) (jsonrpc.Message, *rejection) {
 	if d := depth(line); d > maxDepth {
 		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, msg: fmt.Sprintf("Invalid Request: JSON nested deeper than %d levels", maxDepth), id: leadingRequestID(line)}
@@ -38,12 +38,11 @@ func check(line []byte, maxDepth int) (jsonrpc.Message, *rejection) {
 	default:
 		return nil, &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: a JSON-RPC message is a JSON object"}
 	}
-	var m map[string]json.RawMessage // exact, case-sensitive member names
-	if err := json.Unmarshal(line, &m); err != nil {
-		return nil, &rejection{code: jsonrpc.CodeParseError, msg: "Parse error: the line is not valid JSON"}
-	}
-	id, hasID := m["id"]
-	method, isRequest := m["method"]
+	// The message's raw values point into the line, and the filter reuses
+	// its buffer for the next one.
+	e := readEnvelope(bytes.Clone(line))
+	id, hasID := e.id, e.id != nil
+	isRequest := e.method != nil
 	var replyID json.RawMessage
 	// Echo the id only for requests: an id on a response belongs to the
 	// server's own numbering, and echoing it could answer the wrong call.
@@ -53,20 +52,18 @@ func check(line []byte, maxDepth int) (jsonrpc.Message, *rejection) {
 	invalid := func(msg string) *rejection {
 		return &rejection{code: jsonrpc.CodeInvalidRequest, msg: "Invalid Request: " + msg, id: replyID}
 	}
-	var version string
-	if v := m["jsonrpc"]; len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &version) != nil || version != "2.0" {
+	if version, ok := unquote(e.version); !ok || version != "2.0" {
 		return nil, invalid(`"jsonrpc" must be "2.0"`)
 	}
 	if hasID && !validID(id) {
 		return nil, invalid(`"id" must be a string or an integer`)
 	}
-	_, hasResult := m["result"]
-	_, hasError := m["error"]
+	hasResult, hasError := e.result != nil, e.error != nil
 	if isRequest {
-		if len(method) == 0 || method[0] != '"' {
+		if e.method[0] != '"' {
 			return nil, invalid(`"method" must be a string`)
 		}
-		if p, ok := m["params"]; ok && !isObject(p) {
+		if p := e.params; p != nil && !isObject(p) {
 			return nil, invalid(`"params" must be an object`)
 		}
 		if hasResult || hasError {
@@ -78,14 +75,15 @@ func check(line []byte, maxDepth int) (jsonrpc.Message, *rejection) {
 			return nil, invalid(`a message without "method" is a response and needs an "id"`)
 		case hasResult == hasError:
 			return nil, invalid(`a response has exactly one of "result" and "error"`)
-		case hasError && !validErrorObject(m["error"]):
+		case hasError && !validErrorObject(e.error):
 			return nil, invalid(`"error" must be an object with an integer "code" and a string "message"`)
 		}
 	}
-	// The SDK's decoder is the final word: anything it would refuse would
-	// end the session, so it is answered here instead.
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err != nil {
+	// The message is built here as the SDK's decoder would build it, so
+	// the SDK is never handed a line to decode: nothing it could refuse
+	// (and end the session on) reaches it.
+	msg, ok := e.message()
+	if !ok {
 		return nil, invalid("the message cannot be decoded")
 	}
 	return msg, nil

@@ -7,9 +7,11 @@
 // it: every line is checked (bounded size, bounded nesting, the JSON-RPC 2.0
 // envelope) and a bad line is answered with a JSON-RPC error (-32700 or
 // -32600, with the request's id when it can be read from the line's start,
-// else id null) while the SDK only ever sees messages it can decode: the
-// ones the check decoded with the SDK's own decoder, handed over as they
-// are (the SDK's IOTransport would read and decode each line twice more).
+// else id null) while the SDK only ever sees messages, never lines: the
+// check builds each message from the members it read, as the SDK's
+// decoder would (the SDK's IOTransport would decode each line three
+// times, with a 32 KB buffer each), and writes the SDK's replies with the
+// envelope around their result (encode).
 // Replies and the SDK's own output share one serialized writer, so output
 // lines never interleave.
 package stdio
@@ -238,11 +240,11 @@ func (c *conn) Write(ctx context.Context, m jsonrpc.Message) error {
 		return ctx.Err()
 	default:
 	}
-	data, err := jsonrpc.EncodeMessage(m)
+	data, err := encode(m)
 	if err != nil {
 		return fmt.Errorf("encoding a message: %w", err)
 	}
-	_, err = c.out.Write(append(data, '\n'))
+	_, err = c.out.Write(data)
 	return err
 }
 
