@@ -110,14 +110,17 @@ func bodyTimeoutMs(req *http.Request) int64 {
 // returned func is called with the round trip's error. A request cut off by
 // the attempt's context after longer than BigQuery's hold time means
 // BigQuery did not answer. It returns nil for a request outside an attempt.
+// The hold time is worked out only for a request that was cut off: reading
+// it means decoding a jobs.query body again, which every answered request
+// (nearly all of them) would pay for nothing.
 func watchRequest(req *http.Request) func(error) {
 	w := watchOf(req.Context())
 	if w == nil {
 		return nil
 	}
-	start, hold := time.Now(), holdTime(req)
+	start := time.Now()
 	return func(err error) {
-		if err != nil && req.Context().Err() != nil && time.Since(start) > hold {
+		if err != nil && req.Context().Err() != nil && time.Since(start) > holdTime(req) {
 			w.hung.Store(true)
 		}
 	}
