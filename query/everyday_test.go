@@ -422,8 +422,8 @@ func TestEverydaySQL(t *testing.T) {
 		}
 	}
 	refused := len(cases) - perRule[""]
-	if len(cases) < 300 || refused < 30 {
-		t.Fatalf("the corpus has %d statements, %d of them refused; want at least 300 and 30", len(cases), refused)
+	if len(cases) < 600 || refused < 60 {
+		t.Fatalf("the corpus has %d statements, %d of them refused; want at least 600 and 60", len(cases), refused)
 	}
 	// A dataset no statement names: the allowlist of a statement that
 	// reads none, so that the allowlist is still on.

@@ -3563,7 +3563,7 @@ insert into `p`.`sales`.`events_log` (`event_id`, `event_ts`, `payload`)
        from `p`.`staging`.`events_log__dbt_tmp`
     )
 ;;
--- model: dbt insert_overwrite with static partitions, compiled (a script)
+-- model: dbt insert_overwrite after an on_schema_change check: temp table, merge and drop (a script)
 -- reads: sales, staging
 -- writes
 -- refused: script
@@ -5192,4 +5192,417 @@ FROM staging.INFORMATION_SCHEMA.SEARCH_INDEXES
 SELECT table_name, base_table_name, snapshot_time
 FROM snapshots.INFORMATION_SCHEMA.TABLE_SNAPSHOTS
 ORDER BY snapshot_time DESC
+;;
+-- ===== Issue 35 (corpus): more GA4 recipes (engagement, ecommerce, app
+-- streams) and dbt-bigquery's insert_overwrite MERGE and other compiled
+-- shapes, modelled on dbt-adapters' insert_overwrite.sql and public GA4
+-- recipe collections. =====
+-- model: dbt insert_overwrite with static partitions, compiled (one MERGE on FALSE, dbt-adapters insert_overwrite.sql)
+-- reads: sales, staging
+-- writes
+-- 1. run the merge statement
+    merge into `p`.`sales`.`fct_daily` as DBT_INTERNAL_DEST
+        using (
+  
+    select order_date, sum(amount) as revenue
+    from `p`.`staging`.`stg_orders`
+    where order_date in ('2024-01-14', '2024-01-15')
+    group by 1
+  
+  ) as DBT_INTERNAL_SOURCE
+        on FALSE
+
+    when not matched by source
+         and dbt_internal_dest.order_date in (
+                '2024-01-14', '2024-01-15'
+            ) 
+        then delete
+
+    when not matched then insert
+        (`order_date`, `revenue`)
+    values
+        (`order_date`, `revenue`)
+;
+;;
+-- model: dbt insert_overwrite on an ingestion-time partitioned table (time_ingestion_partitioning, _PARTITIONTIME in the source)
+-- reads: staging
+-- writes
+merge into `p`.`staging`.`events_ingested` as DBT_INTERNAL_DEST
+    using (
+      select timestamp_trunc(event_ts, day) as _partitiontime, * except (event_ts), event_ts
+      from `p`.`staging`.`events_raw`
+      where date(event_ts) = current_date()
+    ) as DBT_INTERNAL_SOURCE
+    on FALSE
+when not matched by source
+     and timestamp_trunc(DBT_INTERNAL_DEST._PARTITIONTIME, day) in (timestamp(current_date()))
+    then delete
+when not matched then insert
+    (`_PARTITIONTIME`, `event_id`, `payload`, `event_ts`)
+values
+    (`_PARTITIONTIME`, `event_id`, `payload`, `event_ts`)
+;;
+-- model: dbt sql_header with a temporary function before the model's create table (a script)
+-- reads: staging
+-- writes
+-- refused: script
+create temporary function clean_sku(s string) as (upper(trim(s)));
+
+  create or replace table `p`.`staging`.`dim_products`
+  OPTIONS()
+  as (
+    select clean_sku(sku) as sku, name from `p`.`staging`.`raw_products`
+  );
+;;
+-- model: dbt on_schema_change append_new_columns (alter table add column on the target)
+-- reads: sales
+-- writes
+alter table `p`.`sales`.`fct_orders` add column `channel` STRING, add column `coupon_code` STRING
+;;
+-- model: dbt on_schema_change sync_all_columns dropping a removed column
+-- reads: sales
+-- writes
+alter table `p`.`sales`.`fct_orders` drop column `legacy_flag`
+;;
+-- model: dbt source freshness with a loaded_at_field, compiled
+-- reads: staging
+select
+      max(_loaded_at) as max_loaded_at,
+      current_timestamp() as snapshotted_at
+    from `p`.`staging`.`raw_orders`
+    where _loaded_at >= timestamp_sub(current_timestamp(), interval 1 day)
+;;
+-- model: dbt adapter table metadata through the legacy __TABLES__ (get_relation_last_modified)
+-- reads: staging
+select
+    project_id as database, dataset_id as schema, table_id as identifier,
+    timestamp_millis(last_modified_time) as last_modified,
+    current_timestamp() as snapshotted_at
+from `p`.`staging`.`__TABLES__`
+where table_id in ('raw_orders', 'raw_customers')
+;;
+-- model: dbt_utils.deduplicate, compiled for BigQuery (array_agg ... limit 1 offset(0))
+-- reads: staging
+select unique.*
+from (
+    select
+        array_agg (
+            original
+            order by _loaded_at desc
+            limit 1
+        )[offset(0)] unique
+    from `p`.`staging`.`raw_customers` original
+    group by customer_id
+)
+;;
+-- model: dbt_utils.get_column_values introspective query, compiled
+-- reads: staging
+select
+    payment_method as value
+from `p`.`staging`.`stg_payments`
+group by payment_method
+order by count(*) desc
+limit 50
+;;
+-- model: dbt_expectations expect_column_values_to_be_between, compiled
+-- reads: sales
+with grouped_expression as (
+    select
+        amount >= 0 and amount <= 100000 as expression
+    from `p`.`sales`.`fct_orders`
+),
+validation_errors as (
+    select *
+    from grouped_expression
+    where not(expression = true)
+)
+select *
+from validation_errors
+;;
+-- model: dbt store_failures test table, compiled (create or replace table of failing rows)
+-- reads: dbt_test__audit, sales
+-- writes
+create or replace table `p`.`dbt_test__audit`.`not_null_fct_orders_customer_id`
+  OPTIONS()
+  as (
+    select * from `p`.`sales`.`fct_orders` where customer_id is null
+  );
+;;
+-- model: dbt snapshot with the check strategy, compiled staging query (check_cols changes)
+-- reads: sales, snapshots
+select
+    'update' as dbt_change_type,
+    source_data.*,
+    snapshotted_data.dbt_scd_id
+from (select *, customer_id as dbt_unique_key from `p`.`sales`.`customers`) as source_data
+join (
+    select *, customer_id as dbt_unique_key
+    from `p`.`snapshots`.`customers_snapshot`
+    where dbt_valid_to is null
+) as snapshotted_data
+  on snapshotted_data.dbt_unique_key = source_data.dbt_unique_key
+where (
+    snapshotted_data.email != source_data.email
+    or (snapshotted_data.email is null) != (source_data.email is null)
+    or snapshotted_data.country != source_data.country
+)
+;;
+-- model: GA4 outbound link clicks (click event with outbound = 'true' and link_url)
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'link_domain') AS link_domain,
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'link_url') AS link_url,
+  COUNT(*) AS clicks
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 28 DAY))
+                        AND FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+  AND event_name = 'click'
+  AND (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'outbound') = 'true'
+GROUP BY 1, 2
+ORDER BY clicks DESC
+;;
+-- model: GA4 file downloads by extension and file name
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'file_extension') AS file_extension,
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'file_name') AS file_name,
+  COUNT(DISTINCT user_pseudo_id) AS users,
+  COUNT(*) AS downloads
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name = 'file_download'
+GROUP BY 1, 2
+;;
+-- model: GA4 video engagement milestones (video_start, video_progress with video_percent, video_complete)
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'video_title') AS video_title,
+  COUNTIF(event_name = 'video_start') AS starts,
+  COUNTIF(event_name = 'video_progress' AND (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'video_percent') = 50) AS reached_50,
+  COUNTIF(event_name = 'video_complete') AS completes,
+  SAFE_DIVIDE(COUNTIF(event_name = 'video_complete'), COUNTIF(event_name = 'video_start')) AS completion_rate
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  AND event_name IN ('video_start', 'video_progress', 'video_complete')
+GROUP BY video_title
+;;
+-- model: GA4 items with LEFT JOIN UNNEST to keep events without items
+-- reads: analytics_123456
+SELECT
+  e.event_name,
+  COUNT(*) AS rows_after_join,
+  COUNTIF(i.item_id IS NULL) AS events_without_items
+FROM `analytics_123456.events_20240115` AS e
+LEFT JOIN UNNEST(e.items) AS i
+GROUP BY e.event_name
+;;
+-- model: GA4 form interactions: form_start and form_submit per form_id
+-- reads: analytics_123456
+SELECT
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'form_id') AS form_id,
+  COUNTIF(event_name = 'form_start') AS starts,
+  COUNTIF(event_name = 'form_submit') AS submits
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name IN ('form_start', 'form_submit')
+GROUP BY form_id
+HAVING starts > 0
+;;
+-- model: GA4 UTM parameters parsed from page_location of session_start events (REGEXP_EXTRACT)
+-- reads: analytics_123456
+SELECT
+  REGEXP_EXTRACT(page_location, r'[?&]utm_source=([^&#]+)') AS utm_source,
+  REGEXP_EXTRACT(page_location, r'[?&]utm_medium=([^&#]+)') AS utm_medium,
+  REGEXP_EXTRACT(page_location, r'[?&]utm_campaign=([^&#]+)') AS utm_campaign,
+  COUNTIF(REGEXP_CONTAINS(page_location, r'[?&]gclid=')) AS gclid_sessions,
+  COUNT(*) AS sessions
+FROM (
+  SELECT (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_location') AS page_location
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131' AND event_name = 'session_start'
+)
+GROUP BY 1, 2, 3
+;;
+-- model: GA4 session duration from first and last event of each session
+-- reads: analytics_123456
+WITH s AS (
+  SELECT
+    user_pseudo_id,
+    (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS session_id,
+    MIN(event_timestamp) AS first_ts,
+    MAX(event_timestamp) AS last_ts
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+  GROUP BY 1, 2
+)
+SELECT
+  APPROX_QUANTILES((last_ts - first_ts) / 1e6, 4) AS duration_seconds_quartiles,
+  AVG((last_ts - first_ts) / 1e6) AS avg_duration_seconds
+FROM s
+;;
+-- model: GA4 app stream screen views (platform, app_info, firebase_screen_class)
+-- reads: analytics_123456
+SELECT
+  platform,
+  app_info.version,
+  (SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'firebase_screen_class') AS screen_class,
+  COUNT(*) AS screen_views
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240107'
+  AND event_name = 'screen_view'
+  AND platform IN ('ANDROID', 'IOS')
+GROUP BY 1, 2, 3
+ORDER BY screen_views DESC
+;;
+-- model: GA4 promotions: view_promotion and select_promotion from the items array
+-- reads: analytics_123456
+SELECT
+  i.promotion_name,
+  i.creative_name,
+  COUNTIF(e.event_name = 'view_promotion') AS views,
+  COUNTIF(e.event_name = 'select_promotion') AS clicks
+FROM `analytics_123456.events_*` AS e, UNNEST(e.items) AS i
+WHERE e._TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  AND e.event_name IN ('view_promotion', 'select_promotion')
+GROUP BY 1, 2
+;;
+-- model: GA4 refunds netted against purchases by transaction
+-- reads: analytics_123456
+SELECT
+  ecommerce.transaction_id,
+  SUM(IF(event_name = 'purchase', ecommerce.purchase_revenue, 0)) AS revenue,
+  SUM(IF(event_name = 'refund', ecommerce.refund_value, 0)) AS refunded,
+  SUM(IF(event_name = 'purchase', ecommerce.purchase_revenue, 0)) - SUM(IF(event_name = 'refund', ecommerce.refund_value, 0)) AS net
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240229' AND event_name IN ('purchase', 'refund')
+GROUP BY 1
+;;
+-- model: GA4 page referrer domains of entrances (entrances = 1)
+-- reads: analytics_123456
+SELECT
+  NET.REG_DOMAIN((SELECT value.string_value FROM UNNEST(event_params) WHERE key = 'page_referrer')) AS referrer_domain,
+  COUNT(*) AS entrances
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+  AND event_name = 'page_view'
+  AND (SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'entrances') = 1
+GROUP BY 1
+ORDER BY entrances DESC
+;;
+-- model: GA4 user_id coverage by day (logged-in share)
+-- reads: analytics_123456
+SELECT
+  event_date,
+  COUNT(DISTINCT user_pseudo_id) AS devices,
+  COUNT(DISTINCT user_id) AS logged_in_users,
+  SAFE_DIVIDE(COUNTIF(user_id IS NOT NULL), COUNT(*)) AS events_with_user_id
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY event_date
+ORDER BY event_date
+;;
+-- model: GA4 checkout funnel per session with COUNT(DISTINCT IF(...)) and a session key
+-- reads: analytics_123456
+WITH ev AS (
+  SELECT
+    event_name,
+    CONCAT(user_pseudo_id, '-', CAST((SELECT value.int_value FROM UNNEST(event_params) WHERE key = 'ga_session_id') AS STRING)) AS session_key
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+)
+SELECT
+  COUNT(DISTINCT IF(event_name = 'view_item', session_key, NULL)) AS view_item,
+  COUNT(DISTINCT IF(event_name = 'add_to_cart', session_key, NULL)) AS add_to_cart,
+  COUNT(DISTINCT IF(event_name = 'begin_checkout', session_key, NULL)) AS begin_checkout,
+  COUNT(DISTINCT IF(event_name = 'add_shipping_info', session_key, NULL)) AS add_shipping_info,
+  COUNT(DISTINCT IF(event_name = 'add_payment_info', session_key, NULL)) AS add_payment_info,
+  COUNT(DISTINCT IF(event_name = 'purchase', session_key, NULL)) AS purchase
+FROM ev
+;;
+-- model: GA4 first-click attribution by user_first_touch traffic_source (user-scoped acquisition)
+-- reads: analytics_123456
+SELECT
+  traffic_source.source AS first_user_source,
+  traffic_source.medium AS first_user_medium,
+  COUNT(DISTINCT user_pseudo_id) AS users,
+  SUM(ecommerce.purchase_revenue) AS revenue
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+GROUP BY 1, 2
+ORDER BY revenue DESC NULLS LAST
+;;
+-- model: GA4 event parameter with a double value (float_value vs double_value, value of a purchase)
+-- reads: analytics_123456
+SELECT
+  event_name,
+  SUM(COALESCE(
+    (SELECT value.double_value FROM UNNEST(event_params) WHERE key = 'value'),
+    (SELECT CAST(value.int_value AS FLOAT64) FROM UNNEST(event_params) WHERE key = 'value'),
+    (SELECT value.float_value FROM UNNEST(event_params) WHERE key = 'value'))) AS total_value
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240131'
+GROUP BY event_name
+;;
+-- model: GA4 last 7 complete days through DATE_SUB in the suffix filter and session_start counts by hour (local time)
+-- reads: analytics_123456
+SELECT
+  EXTRACT(HOUR FROM TIMESTAMP_MICROS(event_timestamp) AT TIME ZONE 'Europe/Amsterdam') AS local_hour,
+  COUNT(*) AS sessions
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 7 DAY))
+                        AND FORMAT_DATE('%Y%m%d', DATE_SUB(CURRENT_DATE(), INTERVAL 1 DAY))
+  AND event_name = 'session_start'
+GROUP BY local_hour
+ORDER BY local_hour
+;;
+-- model: GA4 BigQuery ML purchase propensity training set (features per user from the export)
+-- reads: analytics_123456, ml
+-- writes
+CREATE OR REPLACE MODEL ml.ga4_propensity
+OPTIONS (model_type = 'LOGISTIC_REG', input_label_cols = ['will_purchase'], auto_class_weights = TRUE)
+AS
+SELECT
+  COUNTIF(event_name = 'page_view') AS page_views,
+  COUNTIF(event_name = 'add_to_cart') AS carts,
+  COUNT(DISTINCT event_date) AS active_days,
+  ANY_VALUE(device.category) AS device_category,
+  ANY_VALUE(geo.country) AS country,
+  LOGICAL_OR(event_name = 'purchase') AS will_purchase
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN '20240101' AND '20240331'
+GROUP BY user_pseudo_id
+;;
+-- model: GA4 predictions from the propensity model with ML.PREDICT over a subquery of the export
+-- reads: analytics_123456, ml
+SELECT user_pseudo_id, predicted_will_purchase_probs
+FROM ML.PREDICT(MODEL ml.ga4_propensity, (
+  SELECT
+    user_pseudo_id,
+    COUNTIF(event_name = 'page_view') AS page_views,
+    COUNTIF(event_name = 'add_to_cart') AS carts,
+    COUNT(DISTINCT event_date) AS active_days,
+    ANY_VALUE(device.category) AS device_category,
+    ANY_VALUE(geo.country) AS country
+  FROM `analytics_123456.events_*`
+  WHERE _TABLE_SUFFIX BETWEEN '20240401' AND '20240407'
+  GROUP BY user_pseudo_id
+))
+;;
+-- model: GA4 DELETE of a user's events for a deletion request (user_pseudo_id across daily tables)
+-- reads: analytics_123456
+-- writes
+DELETE FROM `p.analytics_123456.events_20240115`
+WHERE user_pseudo_id = '1234567890.1700000000'
+;;
+-- model: GA4 UPDATE to scrub an email-looking page_location parameter in place (nested repeated field)
+-- reads: analytics_123456
+-- writes
+UPDATE `p.analytics_123456.events_20240115` AS e
+SET event_params = ARRAY(
+  SELECT AS STRUCT
+    ep.key,
+    STRUCT(
+      IF(ep.key = 'page_location', REGEXP_REPLACE(ep.value.string_value, r'email=[^&]+', 'email=REDACTED'), ep.value.string_value) AS string_value,
+      ep.value.int_value, ep.value.float_value, ep.value.double_value) AS value
+  FROM e.event_params AS ep
+)
+WHERE EXISTS (SELECT 1 FROM e.event_params WHERE key = 'page_location' AND value.string_value LIKE '%email=%')
 ;;
