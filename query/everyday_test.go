@@ -32,6 +32,7 @@ var everydayRules = []string{
 	"procedure-scripting",       // CREATE PROCEDURE whose body scripts beyond DECLARE and SET
 	"external-files",            // CREATE EXTERNAL TABLE, LOAD DATA: files outside BigQuery's datasets
 	"kms-key",                   // a Cloud KMS key outside --kms-keys (none in the test)
+	"reach-out",                 // another resource outside BigQuery's datasets: Earth Engine rasters, Vertex AI's model registry
 }
 
 // everydayCase is one statement of the corpus.

@@ -5606,3 +5606,273 @@ SET event_params = ARRAY(
 )
 WHERE EXISTS (SELECT 1 FROM e.event_params WHERE key = 'page_location' AND value.string_value LIKE '%email=%')
 ;;
+-- ===== Issue 35 (corpus): the rest of BigQuery ML's table functions, change
+-- history, data quality, and DDL/DML variants of the references. =====
+-- model: change history reference, CHANGES over a table with change history enabled
+-- reads: sales
+SELECT order_id, status, _CHANGE_TYPE AS change_type, _CHANGE_TIMESTAMP AS changed_at
+FROM CHANGES(TABLE sales.orders, TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY), TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 10 MINUTE))
+WHERE _CHANGE_TYPE != 'INSERT'
+;;
+-- model: BigQuery ML, ML.DESCRIBE_DATA profile of a table
+-- reads: sales
+SELECT * FROM ML.DESCRIBE_DATA(TABLE sales.customer_features, STRUCT(10 AS num_quantiles, 5 AS top_k))
+;;
+-- model: BigQuery ML, ML.VALIDATE_DATA_DRIFT between two days of serving data
+-- reads: sales
+SELECT *
+FROM ML.VALIDATE_DATA_DRIFT(
+  (SELECT * FROM sales.customer_features WHERE snapshot_date = '2024-01-14'),
+  (SELECT * FROM sales.customer_features WHERE snapshot_date = '2024-01-15'),
+  STRUCT(0.3 AS categorical_default_threshold)
+)
+;;
+-- model: BigQuery ML, ML.VALIDATE_DATA_SKEW of serving data against a model's training data
+-- reads: ml, sales
+SELECT * FROM ML.VALIDATE_DATA_SKEW(MODEL ml.churn_bt, TABLE sales.customer_features)
+;;
+-- model: BigQuery ML, ML.FEATURES_AT_TIME point-in-time lookup of a feature table
+-- reads: sales
+SELECT *
+FROM ML.FEATURES_AT_TIME(TABLE sales.customer_feature_history, time => TIMESTAMP '2024-01-01 00:00:00 UTC', num_rows => 1, ignore_feature_nulls => TRUE)
+;;
+-- model: BigQuery ML, ML.ENTITY_FEATURES_AT_TIME with an entity-time table
+-- reads: sales
+SELECT *
+FROM ML.ENTITY_FEATURES_AT_TIME(TABLE sales.customer_feature_history, TABLE sales.label_times, num_rows => 1)
+;;
+-- model: BigQuery ML, ML.PRINCIPAL_COMPONENTS and ML.PRINCIPAL_COMPONENT_INFO of a PCA model
+-- reads: ml
+SELECT * FROM ML.PRINCIPAL_COMPONENT_INFO(MODEL ml.customer_pca)
+ORDER BY principal_component_id
+;;
+-- model: BigQuery ML, ML.RECONSTRUCTION_LOSS of an autoencoder on new rows
+-- reads: ml, sales
+SELECT * FROM ML.RECONSTRUCTION_LOSS(MODEL ml.tx_autoencoder, (SELECT * EXCEPT (tx_id) FROM sales.transactions WHERE tx_date = CURRENT_DATE()))
+;;
+-- model: BigQuery ML, ML.HOLIDAY_INFO of an ARIMA_PLUS model with holidays
+-- reads: ml
+SELECT * FROM ML.HOLIDAY_INFO(MODEL ml.revenue_xreg)
+;;
+-- model: BigQuery ML, ML.ADVANCED_WEIGHTS of a linear model with standard errors
+-- reads: ml
+SELECT processed_input, weight, standard_error, p_value FROM ML.ADVANCED_WEIGHTS(MODEL ml.ltv_linear, STRUCT(TRUE AS standardize))
+;;
+-- model: BigQuery ML, ML.FEATURE_INFO of a model's inputs
+-- reads: ml
+SELECT input, min, max, mean, stddev, category_count, null_count FROM ML.FEATURE_INFO(MODEL ml.churn_bt)
+;;
+-- model: BigQuery ML, ML.TRANSLATE with a Cloud Translation remote model of an allowed dataset
+-- reads: ml, sales
+SELECT * FROM ML.TRANSLATE(
+  MODEL ml.translate,
+  (SELECT review_id, review_text AS text_content FROM sales.reviews WHERE language != 'en'),
+  STRUCT('translate_text' AS translate_mode, 'en' AS target_language_code)
+)
+;;
+-- model: BigQuery ML, ML.UNDERSTAND_TEXT sentiment with a Natural Language remote model
+-- reads: ml, sales
+SELECT review_id, ml_understand_text_result
+FROM ML.UNDERSTAND_TEXT(MODEL ml.nlp, (SELECT review_id, review_text AS text_content FROM sales.reviews), STRUCT('analyze_sentiment' AS nlu_option))
+;;
+-- model: BigQuery ML, ML.ANNOTATE_IMAGE over an object table of an allowed dataset
+-- reads: ml, staging
+SELECT uri, ml_annotate_image_result
+FROM ML.ANNOTATE_IMAGE(MODEL ml.vision, TABLE staging.product_images, STRUCT(['label_detection'] AS vision_features))
+;;
+-- model: generative AI reference, AI.GENERATE_TEXT table function with a remote model
+-- reads: ml, sales
+SELECT review_id, result
+FROM AI.GENERATE_TEXT(MODEL ml.gemini, (SELECT review_id, CONCAT('Classify the tone: ', review_text) AS prompt FROM sales.reviews), STRUCT(64 AS max_output_tokens))
+;;
+-- model: generative AI reference, AI.GENERATE_EMBEDDING table function with a remote embedding model
+-- reads: ml, sales
+SELECT product_id, embedding
+FROM AI.GENERATE_EMBEDDING(MODEL ml.text_embedding, (SELECT product_id, description AS content FROM sales.products))
+;;
+-- model: generative AI reference, AI.CLASSIFY with a connection, refused without --connections
+-- reads: sales
+-- refused: connection
+SELECT review_id, AI.CLASSIFY(review_text, categories => ['shipping', 'quality', 'price'], connection_id => 'us.vertex_conn') AS topic
+FROM sales.reviews
+;;
+-- model: geography reference, ST_REGIONSTATS over an Earth Engine raster (reaches outside BigQuery)
+-- reads: sales
+-- refused: reach-out
+SELECT store_id, ST_REGIONSTATS(ST_BUFFER(ST_GEOGPOINT(lon, lat), 1000), 'ee://COPERNICUS/S2_SR_HARMONIZED', 'B4').mean AS red
+FROM sales.stores
+;;
+-- model: DLP deterministic encryption with DLP_KEY_CHAIN of a KMS key (DLP encryption docs), key outside --kms-keys
+-- reads: sales
+-- refused: kms-key
+SELECT
+  customer_id,
+  DLP_DETERMINISTIC_ENCRYPT(
+    DLP_KEY_CHAIN('gcp-kms://projects/p/locations/us/keyRings/dlp/cryptoKeys/k', b'\x0a\x24wrapped'),
+    email, 'EMAIL', '') AS email_token
+FROM sales.customers
+;;
+-- model: DDL reference, CREATE SCHEMA with a default collation, rounding mode and labels
+-- reads: finance_eu
+-- writes
+CREATE SCHEMA IF NOT EXISTS finance_eu
+DEFAULT COLLATE 'und:ci'
+OPTIONS (location = 'EU', default_rounding_mode = 'ROUND_HALF_EVEN', labels = [('cost_center', 'fin')], is_case_insensitive = TRUE)
+;;
+-- model: DDL reference, CREATE TEMP TABLE AS as one statement (session-scoped scratch)
+-- reads: sales
+-- writes
+CREATE TEMP TABLE order_ids AS SELECT DISTINCT order_id FROM sales.orders WHERE order_date = CURRENT_DATE()
+;;
+-- model: DDL reference, CREATE OR REPLACE TABLE ... COPY of another dataset's table
+-- reads: sales, staging
+-- writes
+CREATE OR REPLACE TABLE staging.orders_copy COPY sales.orders
+;;
+-- model: DDL reference, ALTER TABLE ALTER COLUMN DROP DEFAULT and RENAME COLUMN IF EXISTS
+-- reads: sales
+-- writes
+ALTER TABLE sales.orders ALTER COLUMN status DROP DEFAULT, RENAME COLUMN IF EXISTS channel TO sales_channel
+;;
+-- model: DDL reference, ALTER TABLE SET OPTIONS expiration and require_partition_filter
+-- reads: staging
+-- writes
+ALTER TABLE staging.raw_clicks SET OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 30 DAY), require_partition_filter = FALSE)
+;;
+-- model: DDL reference, DROP EXTERNAL TABLE and DROP SCHEMA RESTRICT
+-- reads: staging
+-- writes
+DROP EXTERNAL TABLE IF EXISTS staging.budget_sheet
+;;
+-- model: DDL reference, CREATE AGGREGATE FUNCTION in JavaScript (JavaScript UDAF docs)
+-- reads: finance
+-- writes
+CREATE OR REPLACE AGGREGATE FUNCTION finance.sum_positive(x FLOAT64)
+RETURNS FLOAT64
+LANGUAGE js
+AS r'''
+  export function initialState() { return {sum: 0}; }
+  export function aggregate(state, x) { if (x > 0) state.sum += x; }
+  export function merge(state, partial) { state.sum += partial.sum; }
+  export function finalize(state) { return state.sum; }
+'''
+;;
+-- model: calling a persistent UDAF of an allowed dataset
+-- reads: finance
+SELECT account_id, finance.sum_positive(amount) AS credits FROM finance.ledger GROUP BY account_id
+;;
+-- model: remote function over Cloud Run (remote functions docs), refused without --connections
+-- reads: staging
+-- writes
+-- refused: connection
+CREATE FUNCTION staging.geocode(address STRING) RETURNS JSON
+REMOTE WITH CONNECTION `p.us.cloud_run_conn`
+OPTIONS (endpoint = 'https://geocoder-abc-uc.a.run.app', max_batching_rows = 50)
+;;
+-- model: EXPORT DATA to Amazon S3 through a connection (BigQuery Omni docs)
+-- reads: sales
+-- writes
+-- refused: connection
+EXPORT DATA WITH CONNECTION `aws-us-east-1.s3_conn`
+OPTIONS (uri = 's3://acme-bucket/orders/*', format = 'JSON')
+AS SELECT * FROM sales.orders_aws
+;;
+-- model: LOAD DATA INTO a temporary table (LOAD DATA docs), files outside BigQuery
+-- reads:
+-- writes
+-- refused: external-files
+LOAD DATA INTO TEMP TABLE tmp_orders (order_id INT64, amount NUMERIC)
+FROM FILES (format = 'CSV', uris = ['gs://acme-landing/orders.csv'], skip_leading_rows = 1)
+;;
+-- model: system procedure to cancel a job (BQ.JOBS.CANCEL)
+-- reads:
+-- refused: call
+CALL BQ.JOBS.CANCEL('p.US.bquxjob_123abc')
+;;
+-- model: scripting docs, SET @@dataset_id then an unqualified query (a script)
+-- reads: sales
+-- refused: script
+SET @@dataset_id = 'sales';
+SELECT COUNT(*) FROM orders
+;;
+-- model: DML reference, MERGE with WHEN NOT MATCHED BY SOURCE THEN UPDATE (soft delete)
+-- reads: sales, staging
+-- writes
+MERGE sales.customers AS T
+USING staging.customers_full AS S
+ON T.customer_id = S.customer_id
+WHEN MATCHED AND T.email != S.email THEN UPDATE SET email = S.email, updated_at = CURRENT_TIMESTAMP()
+WHEN NOT MATCHED BY TARGET THEN INSERT (customer_id, email, updated_at) VALUES (S.customer_id, S.email, CURRENT_TIMESTAMP())
+WHEN NOT MATCHED BY SOURCE AND T.deleted_at IS NULL THEN UPDATE SET deleted_at = CURRENT_TIMESTAMP()
+;;
+-- model: DML reference, UPDATE ... FROM with a join and an alias on the target, correlated condition in WHERE
+-- reads: sales, staging
+-- writes
+UPDATE sales.inventory AS i
+SET quantity = i.quantity + n.quantity, supply_constrained = FALSE
+FROM staging.new_arrivals AS n
+WHERE i.product = n.product
+  AND NOT EXISTS (SELECT 1 FROM i.holds AS h WHERE h.until > CURRENT_DATE())
+;;
+-- model: DML reference, UPDATE with the target's implicit alias in a SET subquery (Inventory.product)
+-- reads: sales, staging
+-- writes
+UPDATE sales.inventory
+SET quantity = quantity + (SELECT quantity FROM staging.new_arrivals WHERE inventory.product = new_arrivals.product),
+    supply_constrained = FALSE
+WHERE product IN (SELECT product FROM staging.new_arrivals)
+;;
+-- model: DML reference, INSERT ... SELECT from a time-travelled table (restore rows)
+-- reads: sales
+-- writes
+INSERT INTO sales.orders
+SELECT * FROM sales.orders FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 HOUR)
+WHERE order_id NOT IN (SELECT order_id FROM sales.orders)
+;;
+-- model: query reference, recursive CTE walking a bill of materials with a depth limit
+-- reads: sales
+WITH RECURSIVE bom AS (
+  SELECT parent_sku, child_sku, quantity, 1 AS depth FROM sales.bill_of_materials WHERE parent_sku = 'BIKE-1'
+  UNION ALL
+  SELECT b.parent_sku, c.child_sku, b.quantity * c.quantity, b.depth + 1
+  FROM bom AS b
+  JOIN sales.bill_of_materials AS c ON c.parent_sku = b.child_sku
+  WHERE b.depth < 10
+)
+SELECT child_sku, SUM(quantity) AS total_quantity FROM bom GROUP BY child_sku
+;;
+-- model: query reference, a self-join with FOR SYSTEM_TIME AS OF on one side (day-over-day diff)
+-- reads: sales
+SELECT cur.product_id, cur.price, prev.price AS price_yesterday
+FROM sales.products AS cur
+JOIN sales.products FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY) AS prev
+  USING (product_id)
+WHERE cur.price != prev.price
+;;
+-- model: query reference, a named window based on another named window
+-- reads: sales
+SELECT
+  order_date,
+  SUM(amount) OVER w_cum AS cumulative,
+  AVG(amount) OVER w_7 AS avg_7
+FROM sales.orders
+WINDOW
+  w AS (PARTITION BY region ORDER BY order_date),
+  w_cum AS (w ROWS UNBOUNDED PRECEDING),
+  w_7 AS (w ROWS BETWEEN 6 PRECEDING AND CURRENT ROW)
+;;
+-- model: query reference, UNNEST of an array of arrays through ARRAY<STRUCT> and a correlated subquery over two arrays
+-- reads: sales
+SELECT
+  o.order_id,
+  (SELECT COUNT(*) FROM o.items AS i, i.discounts AS d WHERE d.code LIKE 'VIP%') AS vip_discounts
+FROM sales.orders AS o
+;;
+-- model: BigQuery ML, CREATE MODEL registered in the Vertex AI Model Registry (writes outside BigQuery)
+-- reads: ml, sales
+-- writes
+-- refused: reach-out
+CREATE OR REPLACE MODEL ml.churn_vertex
+OPTIONS (model_type = 'BOOSTED_TREE_CLASSIFIER', input_label_cols = ['churned'], model_registry = 'VERTEX_AI', vertex_ai_model_version_aliases = ['prod'])
+AS SELECT * EXCEPT (customer_id) FROM sales.customer_features
+;;
