@@ -29,7 +29,7 @@ var everydayRules = []string{
 	"connection",                // WITH CONNECTION, EXTERNAL_QUERY, connection_id, OBJ.MAKE_REF, remote models and functions, external tables
 	"region-information-schema", // region- and project-level INFORMATION_SCHEMA
 	"export-data",               // EXPORT DATA outside the --export-gcs prefix (gs://acme-exports/mcp in the test)
-	"procedure-scripting",       // CREATE PROCEDURE whose body scripts beyond DECLARE and SET
+	"procedure-scripting",       // CREATE PROCEDURE whose body scripts beyond DECLARE and SET, or sets a system variable but @@time_zone
 	"external-files",            // CREATE EXTERNAL TABLE, LOAD DATA: files outside BigQuery's datasets
 	"kms-key",                   // a Cloud KMS key outside --kms-keys (none in the test)
 	"reach-out",                 // another resource outside BigQuery's datasets: Earth Engine rasters, Vertex AI's model registry

@@ -5876,3 +5876,217 @@ CREATE OR REPLACE MODEL ml.churn_vertex
 OPTIONS (model_type = 'BOOSTED_TREE_CLASSIFIER', input_label_cols = ['churned'], model_registry = 'VERTEX_AI', vertex_ai_model_version_aliases = ['prod'])
 AS SELECT * EXCEPT (customer_id) FROM sales.customer_features
 ;;
+-- ===== Issue 35 (corpus): spellings analysts and tools emit (comments,
+-- parameters, quoting, literals that hold SQL), and procedures. =====
+-- model: hash comments and block comments between clauses (BigQuery accepts # comments)
+-- reads: sales
+SELECT /* the KPI */ region, # one row per region
+  SUM(amount) AS revenue -- euros
+FROM sales.orders /* partitioned by order_date */
+WHERE order_date >= '2024-01-01' # this year
+GROUP BY region
+;;
+-- model: string literals holding SQL text (a query log table searched for a table name)
+-- reads: staging
+SELECT query_text
+FROM staging.query_log
+WHERE query_text LIKE '%FROM secret.payroll%'
+   OR REGEXP_CONTAINS(query_text, r'(?i)delete\s+from\s+`?finance\.')
+   OR query_text = """SELECT * FROM hr.salaries -- copied"""
+;;
+-- model: query parameters for dates, an IN UNNEST array parameter and a table suffix parameter
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS n
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN @start_suffix AND @end_suffix
+  AND event_name IN UNNEST(@event_names)
+GROUP BY event_name
+;;
+-- model: DELETE with IN UNNEST of an array parameter (batch erasure)
+-- reads: sales
+-- writes
+DELETE FROM sales.customers WHERE customer_id IN UNNEST(@customer_ids)
+;;
+-- model: hyphenated project ID, unquoted, from another project of the organisation
+-- reads: acme-data-prod.sales
+SELECT order_id, amount FROM acme-data-prod.sales.orders WHERE order_date = CURRENT_DATE()
+;;
+-- model: wildcard on a project-qualified table with a longer prefix and the suffix in the select list
+-- reads: analytics_123456
+SELECT _TABLE_SUFFIX AS day, COUNT(*) AS events
+FROM `p.analytics_123456.events_2024*`
+WHERE _TABLE_SUFFIX BETWEEN '0101' AND '0131'
+GROUP BY day
+;;
+-- model: column names quoted with backticks, including a reserved word and a space-free unicode name
+-- reads: staging
+SELECT `from`, `select`, `group`, `größe`, `order`.`by` AS ob
+FROM staging.odd_columns AS `order`
+;;
+-- model: table alias that equals a dataset name, used for struct fields only
+-- reads: sales
+SELECT finance.amount, finance.currency
+FROM sales.payments AS finance
+WHERE finance.amount > 0
+;;
+-- model: SELECT AS VALUE STRUCT to produce a value table
+-- reads: sales
+SELECT AS VALUE STRUCT(order_id AS id, amount AS value) FROM sales.orders LIMIT 10
+;;
+-- model: QUALIFY without WHERE or GROUP BY (allowed since 2023)
+-- reads: sales
+SELECT * FROM sales.orders QUALIFY ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY order_date DESC) = 1
+;;
+-- model: a date spine from UNNEST(GENERATE_DATE_ARRAY) left-joined to orders with the date in USING-free ON
+-- reads: sales
+SELECT d AS day, COALESCE(SUM(o.amount), 0) AS revenue
+FROM UNNEST(GENERATE_DATE_ARRAY('2024-01-01', '2024-01-31')) AS d
+LEFT JOIN sales.orders AS o ON o.order_date = d
+GROUP BY day
+ORDER BY day
+;;
+-- model: CREATE VIEW whose query is parenthesised
+-- reads: sales
+-- writes
+CREATE OR REPLACE VIEW sales.v_open_orders AS (
+  SELECT order_id, customer_id, amount FROM sales.orders WHERE status = 'open'
+)
+;;
+-- model: a view over an allowed dataset's view and a table of another allowed dataset
+-- reads: sales, finance
+SELECT v.order_id, f.invoice_id
+FROM sales.v_open_orders AS v
+JOIN finance.invoices AS f USING (order_id)
+;;
+-- model: legacy __TABLES__ joined to INFORMATION_SCHEMA.TABLES for size and type
+-- reads: staging
+SELECT t.table_name, t.table_type, m.row_count, ROUND(m.size_bytes / POW(1024, 3), 2) AS size_gb
+FROM staging.INFORMATION_SCHEMA.TABLES AS t
+JOIN staging.__TABLES__ AS m ON m.table_id = t.table_name
+ORDER BY size_gb DESC
+;;
+-- model: project-qualified dataset INFORMATION_SCHEMA.COLUMNS of a public dataset
+-- reads: bigquery-public-data.thelook_ecommerce
+SELECT table_name, column_name, data_type
+FROM `bigquery-public-data.thelook_ecommerce`.INFORMATION_SCHEMA.COLUMNS
+WHERE table_name = 'orders'
+;;
+-- model: procedure with DECLARE, SET and two DML statements (allowed body)
+-- reads: staging, sales
+-- writes
+CREATE OR REPLACE PROCEDURE staging.load_day(day DATE)
+BEGIN
+  DECLARE loaded INT64 DEFAULT 0;
+  DELETE FROM sales.daily_summary WHERE order_date = day;
+  INSERT INTO sales.daily_summary (order_date, orders, revenue)
+  SELECT order_date, COUNT(*), SUM(amount) FROM staging.orders_raw WHERE order_date = day GROUP BY order_date;
+  SET loaded = (SELECT COUNT(*) FROM sales.daily_summary WHERE order_date = day);
+END
+;;
+-- model: procedure that sets @@time_zone only (allowed: changes no name)
+-- reads: sales
+-- writes
+CREATE OR REPLACE PROCEDURE sales.report_local()
+BEGIN
+  SET @@time_zone = 'Europe/Berlin';
+  SELECT DATE(CURRENT_TIMESTAMP()) AS local_day, COUNT(*) FROM sales.orders WHERE order_date = CURRENT_DATE();
+END
+;;
+-- model: procedure that sets @@dataset_id (refused: names would mean other tables)
+-- reads: sales
+-- writes
+-- refused: procedure-scripting
+CREATE OR REPLACE PROCEDURE sales.purge()
+BEGIN
+  SET @@dataset_id = 'sales';
+  DELETE FROM orders WHERE order_date < '2020-01-01';
+END
+;;
+-- model: temporary function whose body is a subquery over an allowed table, then a query
+-- reads: sales
+CREATE TEMP FUNCTION region_of(cid INT64) AS ((SELECT region FROM sales.customers WHERE customer_id = cid));
+SELECT order_id, region_of(customer_id) AS region FROM sales.orders LIMIT 100
+;;
+-- model: query with a leading WITH and a final UNION ALL of two CTEs (report stitching)
+-- reads: sales, finance
+WITH web AS (
+  SELECT 'web' AS channel, SUM(amount) AS revenue FROM sales.orders WHERE channel = 'web'
+), invoiced AS (
+  SELECT 'invoice' AS channel, SUM(amount) AS revenue FROM finance.invoices
+)
+SELECT * FROM web
+UNION ALL
+SELECT * FROM invoiced
+ORDER BY revenue DESC
+;;
+-- model: public dataset with a wildcard table and _TABLE_SUFFIX (NOAA GSOD by year)
+-- reads: bigquery-public-data.noaa_gsod
+SELECT _TABLE_SUFFIX AS year, AVG(temp) AS avg_temp
+FROM `bigquery-public-data.noaa_gsod.gsod*`
+WHERE _TABLE_SUFFIX BETWEEN '2015' AND '2023' AND stn = '725030'
+GROUP BY year
+ORDER BY year
+;;
+-- model: public Google Trends dataset, top terms of the latest week
+-- reads: bigquery-public-data.google_trends
+SELECT term, rank
+FROM `bigquery-public-data.google_trends.top_terms`
+WHERE refresh_date = (SELECT MAX(refresh_date) FROM `bigquery-public-data.google_trends.top_terms`)
+GROUP BY term, rank
+ORDER BY rank
+;;
+-- model: public crypto dataset, daily Bitcoin transaction counts
+-- reads: bigquery-public-data.crypto_bitcoin
+SELECT DATE(block_timestamp) AS day, COUNT(*) AS transactions
+FROM `bigquery-public-data.crypto_bitcoin.transactions`
+WHERE block_timestamp_month = '2024-01-01'
+GROUP BY day
+ORDER BY day
+;;
+-- model: GitHub public dataset, commits mentioning a keyword (repeated field UNNEST)
+-- reads: bigquery-public-data.github_repos
+SELECT repo_name, COUNT(*) AS commits
+FROM `bigquery-public-data.github_repos.sample_commits`, UNNEST(repo_name) AS repo_name
+WHERE REGEXP_CONTAINS(message, r'(?i)bigquery')
+GROUP BY repo_name
+ORDER BY commits DESC
+LIMIT 20
+;;
+-- model: public and own data in one MERGE (reference data refresh from a public dataset)
+-- reads: staging, bigquery-public-data.utility_us
+-- writes
+MERGE staging.country_codes AS T
+USING (SELECT country_name, alpha_2_code FROM `bigquery-public-data.utility_us.country_code_iso`) AS S
+ON T.code = S.alpha_2_code
+WHEN MATCHED THEN UPDATE SET name = S.country_name
+WHEN NOT MATCHED THEN INSERT (code, name) VALUES (S.alpha_2_code, S.country_name)
+;;
+-- model: Looker-generated SQL with a derived table CTE and quoted lower-case aliases
+-- reads: sales
+WITH order_facts AS (SELECT customer_id, COUNT(*) AS lifetime_orders FROM sales.orders GROUP BY 1)
+SELECT
+    customers.country  AS customers_country,
+    COUNT(DISTINCT customers.customer_id) AS customers_count,
+    AVG(order_facts.lifetime_orders) AS order_facts_average_lifetime_orders
+FROM sales.customers  AS customers
+LEFT JOIN order_facts ON customers.customer_id = order_facts.customer_id
+GROUP BY
+    1
+ORDER BY
+    2 DESC
+LIMIT 500
+;;
+-- model: Looker Studio custom query with date range parameters (@DS_START_DATE, @DS_END_DATE)
+-- reads: analytics_123456
+SELECT PARSE_DATE('%Y%m%d', event_date) AS date, COUNT(DISTINCT user_pseudo_id) AS users
+FROM `p.analytics_123456.events_*`
+WHERE _TABLE_SUFFIX BETWEEN @DS_START_DATE AND @DS_END_DATE
+GROUP BY date
+;;
+-- model: Metabase/Tableau style generated query with fully quoted identifiers and a subselect alias
+-- reads: sales
+SELECT `source`.`region` AS `region`, SUM(`source`.`amount`) AS `sum`
+FROM (SELECT `sales`.`orders`.`region` AS `region`, `sales`.`orders`.`amount` AS `amount` FROM `sales`.`orders`) AS `source`
+GROUP BY `source`.`region`
+ORDER BY `source`.`region` ASC
+;;
