@@ -6090,3 +6090,128 @@ FROM (SELECT `sales`.`orders`.`region` AS `region`, `sales`.`orders`.`amount` AS
 GROUP BY `source`.`region`
 ORDER BY `source`.`region` ASC
 ;;
+-- ===== Issue 35 (corpus): administration statements and the remaining
+-- DDL options. =====
+-- model: reservations DDL, CREATE RESERVATION (workload management docs), a kind the reader does not check
+-- reads:
+-- writes
+-- refused: statement-kind
+-- plan: CREATE_RESERVATION
+CREATE RESERVATION `admin-project.region-us.prod`
+OPTIONS (slot_capacity = 100, edition = 'ENTERPRISE')
+;;
+-- model: reservations DDL, CREATE ASSIGNMENT of a project to a reservation
+-- reads:
+-- writes
+-- refused: statement-kind
+-- plan: CREATE_ASSIGNMENT
+CREATE ASSIGNMENT `admin-project.region-us.prod.analytics`
+OPTIONS (assignee = 'projects/p', job_type = 'QUERY')
+;;
+-- model: ALTER PROJECT SET OPTIONS for the default time zone (project-level configuration docs)
+-- reads:
+-- writes
+-- refused: statement-kind
+-- plan: ALTER_PROJECT
+ALTER PROJECT `p` SET OPTIONS (`region-us.default_time_zone` = 'Europe/Berlin')
+;;
+-- model: ALTER SCHEMA SET OPTIONS with a default KMS key outside --kms-keys (CMEK docs)
+-- reads: finance
+-- writes
+-- refused: kms-key
+ALTER SCHEMA finance SET OPTIONS (default_kms_key_name = 'projects/p/locations/us/keyRings/finance/cryptoKeys/default')
+;;
+-- model: EXPORT MODEL outside the --export-gcs prefix (BigQuery ML export docs)
+-- reads: ml
+-- writes
+-- refused: export-data
+EXPORT MODEL ml.churn_bt OPTIONS (uri = 'gs://acme-models/churn_bt/')
+;;
+-- model: CREATE EXTERNAL SCHEMA over a Spanner database (federated datasets docs)
+-- reads: spanner_orders
+-- writes
+-- refused: connection
+CREATE EXTERNAL SCHEMA spanner_orders
+WITH CONNECTION `p.us.spanner_conn`
+OPTIONS (external_source = 'google-cloudspanner:/projects/p/instances/orders/databases/orders', location = 'us')
+;;
+-- model: CREATE SEARCH INDEX with column-level index options (search index docs)
+-- reads: staging
+-- writes
+CREATE SEARCH INDEX msg_index ON staging.app_logs (message OPTIONS (index_granularity = 'COLUMN'), service)
+OPTIONS (default_index_column_granularity = 'GLOBAL')
+;;
+-- model: CREATE ROW ACCESS POLICY that grants everything to a group (FILTER USING (TRUE))
+-- reads: sales
+-- writes
+CREATE ROW ACCESS POLICY all_rows_admins ON sales.orders
+GRANT TO ('group:sales-admins@example.com')
+FILTER USING (TRUE)
+;;
+-- model: CREATE TABLE partitioned by DATE(_PARTITIONTIME) with clustering (DDL reference)
+-- reads: staging
+-- writes
+CREATE TABLE staging.events_by_ingest (event_id STRING, service STRING, payload JSON)
+PARTITION BY DATE(_PARTITIONTIME)
+CLUSTER BY service
+;;
+-- model: CREATE TABLE with a column of type RANGE<TIMESTAMP> and a ROUNDING MODE numeric column
+-- reads: finance
+-- writes
+CREATE TABLE finance.fx_rates (
+  pair STRING,
+  valid RANGE<TIMESTAMP>,
+  rate NUMERIC(18, 8) OPTIONS (rounding_mode = 'ROUND_HALF_EVEN')
+)
+;;
+-- model: DROP FUNCTION IF EXISTS of a UDAF and DROP TABLE FUNCTION project-qualified
+-- reads: finance
+-- writes
+DROP FUNCTION IF EXISTS `p.finance.sum_positive`
+;;
+-- model: ALTER TABLE ADD COLUMN of a JSON column with a default
+-- reads: staging
+-- writes
+ALTER TABLE staging.webhook_events ADD COLUMN IF NOT EXISTS meta JSON DEFAULT JSON '{}'
+;;
+-- model: TRUNCATE of a project-qualified table in backticks per part
+-- reads: staging
+-- writes
+TRUNCATE TABLE `p`.`staging`.`events_log__dbt_tmp`
+;;
+-- model: INSERT with DEFAULT in VALUES and a column list in a different order
+-- reads: sales
+-- writes
+INSERT INTO sales.orders (status, order_id, amount, order_date) VALUES (DEFAULT, 1001, 25.5, CURRENT_DATE())
+;;
+-- model: MERGE with a pipe query as the source
+-- reads: sales, staging
+-- writes
+MERGE sales.daily_summary AS T
+USING (FROM staging.orders_raw |> AGGREGATE COUNT(*) AS orders, SUM(amount) AS revenue GROUP BY order_date) AS S
+ON T.order_date = S.order_date
+WHEN MATCHED THEN UPDATE SET orders = S.orders, revenue = S.revenue
+WHEN NOT MATCHED THEN INSERT ROW
+;;
+-- model: UPDATE with SET of several columns from a scalar subquery of another dataset
+-- reads: sales, finance
+-- writes
+UPDATE sales.orders AS o
+SET o.amount_eur = o.amount * (SELECT rate FROM finance.daily_rates AS r WHERE r.currency = o.currency AND r.day = o.order_date)
+WHERE o.currency != 'EUR' AND o.order_date = CURRENT_DATE()
+;;
+-- model: DELETE with a correlated NOT EXISTS against another dataset (orphans)
+-- reads: sales, staging
+-- writes
+DELETE FROM staging.stg_orders AS s
+WHERE NOT EXISTS (SELECT 1 FROM sales.customers AS c WHERE c.customer_id = s.customer_id)
+;;
+-- model: CREATE VIEW with a correlated GA4 subquery and a pipe tail (mixed syntax in a view)
+-- reads: analytics_123456, staging
+-- writes
+CREATE OR REPLACE VIEW staging.ga4_purchases AS
+FROM `p.analytics_123456.events_*` AS e
+|> WHERE event_name = 'purchase'
+|> EXTEND (SELECT value.string_value FROM e.event_params WHERE key = 'transaction_id') AS transaction_id
+|> SELECT PARSE_DATE('%Y%m%d', event_date) AS day, transaction_id, ecommerce.purchase_revenue AS revenue
+;;
