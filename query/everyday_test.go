@@ -36,6 +36,39 @@ var everydayRules = []string{
 	"statement-kind",            // a statement kind the reader does not check (reservations, ALTER PROJECT)
 }
 
+// everydayRuleMarks are words of the refusal each rule gives (one of them
+// must be in execute_sql's error), so that a statement is refused by the
+// rule its header names and not by another. The read-only guard answers
+// first for scripts, CALL and EXECUTE IMMEDIATE that need no
+// --allow-writes.
+var everydayRuleMarks = map[string][]string{
+	"script":                    {"script"},
+	"call":                      {"CALL runs", "a procedure runs statements"},
+	"execute-immediate":         {"EXECUTE"},
+	"connection":                {"connection", "external table reads files", "LOAD DATA reads files"},
+	"region-information-schema": {"INFORMATION_SCHEMA"},
+	"export-data":               {"exports to"},
+	"procedure-scripting":       {"procedure's body", "is not one this server can check"},
+	"external-files":            {"reads files outside", "imported model"},
+	"kms-key":                   {"Cloud KMS key"},
+	"reach-out":                 {"Earth Engine", "Vertex AI"},
+	"statement-kind":            {"is not one this server can check"},
+}
+
+// refusedBy reports whether err is a refusal by rule, as its marks say.
+func refusedBy(err error, rule string) bool {
+	marks, ok := everydayRuleMarks[rule]
+	if !ok {
+		return true // a rule without marks is held to its code alone
+	}
+	for _, m := range marks {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
+}
+
 // everydayCase is one statement of the corpus.
 type everydayCase struct {
 	line    int // of the statement's first header line
@@ -475,6 +508,8 @@ func TestEverydaySQL(t *testing.T) {
 					fail(setting, exec, dry, jobs, "refused with the wrong code")
 				case jobs != 0:
 					fail(setting, exec, dry, jobs, "a refused statement ran a job")
+				case !refusedBy(exec.err, c.refused):
+					fail(setting, exec, dry, jobs, "refused by another rule than "+c.refused)
 				}
 			} else {
 				switch {

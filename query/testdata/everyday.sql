@@ -5772,7 +5772,7 @@ OPTIONS (endpoint = 'https://geocoder-abc-uc.a.run.app', max_batching_rows = 50)
 -- model: EXPORT DATA to Amazon S3 through a connection (BigQuery Omni docs)
 -- reads: sales
 -- writes
--- refused: connection
+-- refused: export-data
 EXPORT DATA WITH CONNECTION `aws-us-east-1.s3_conn`
 OPTIONS (uri = 's3://acme-bucket/orders/*', format = 'JSON')
 AS SELECT * FROM sales.orders_aws
@@ -6130,7 +6130,7 @@ EXPORT MODEL ml.churn_bt OPTIONS (uri = 'gs://acme-models/churn_bt/')
 -- model: CREATE EXTERNAL SCHEMA over a Spanner database (federated datasets docs)
 -- reads: spanner_orders
 -- writes
--- refused: connection
+-- refused: statement-kind
 CREATE EXTERNAL SCHEMA spanner_orders
 WITH CONNECTION `p.us.spanner_conn`
 OPTIONS (external_source = 'google-cloudspanner:/projects/p/instances/orders/databases/orders', location = 'us')
