@@ -6215,3 +6215,160 @@ FROM `p.analytics_123456.events_*` AS e
 |> EXTEND (SELECT value.string_value FROM e.event_params WHERE key = 'transaction_id') AS transaction_id
 |> SELECT PARSE_DATE('%Y%m%d', event_date) AS day, transaction_id, ecommerce.purchase_revenue AS revenue
 ;;
+-- ===== Issue 35 (corpus): other exports and tools people query from
+-- BigQuery: Cloud Billing, Search Console, Google Ads transfers, Cloud
+-- Logging sinks, Firebase Crashlytics, scheduled queries, Dataform. =====
+-- model: Cloud Billing export, cost per service and month with credits (billing export docs' example queries)
+-- reads: billing
+SELECT
+  invoice.month,
+  service.description AS service,
+  SUM(cost) + SUM(IFNULL((SELECT SUM(c.amount) FROM UNNEST(credits) AS c), 0)) AS net_cost
+FROM `p.billing.gcp_billing_export_v1_0123AB_456CDE_789EFG`
+WHERE invoice.month >= '202401'
+GROUP BY 1, 2
+ORDER BY 1, net_cost DESC
+;;
+-- model: Cloud Billing export, cost by label value (UNNEST(labels))
+-- reads: billing
+SELECT l.value AS team, ROUND(SUM(cost), 2) AS cost
+FROM `p.billing.gcp_billing_export_v1_0123AB_456CDE_789EFG`, UNNEST(labels) AS l
+WHERE l.key = 'team' AND DATE(_PARTITIONTIME) >= DATE_SUB(CURRENT_DATE(), INTERVAL 30 DAY)
+GROUP BY team
+ORDER BY cost DESC
+;;
+-- model: Cloud Billing detailed export, BigQuery analysis cost per project and SKU from the resource table
+-- reads: billing
+SELECT project.id AS project_id, sku.description AS sku, SUM(usage.amount_in_pricing_units) AS tib, SUM(cost) AS cost
+FROM `p.billing.gcp_billing_export_resource_v1_0123AB_456CDE_789EFG`
+WHERE service.description = 'BigQuery' AND usage_start_time >= TIMESTAMP_TRUNC(CURRENT_TIMESTAMP(), MONTH)
+GROUP BY 1, 2
+;;
+-- model: Search Console bulk export, top queries by clicks for a URL path (searchdata_url_impression)
+-- reads: searchconsole
+SELECT query, SUM(clicks) AS clicks, SUM(impressions) AS impressions, SAFE_DIVIDE(SUM(clicks), SUM(impressions)) AS ctr
+FROM searchconsole.searchdata_url_impression
+WHERE data_date BETWEEN DATE_SUB(CURRENT_DATE(), INTERVAL 28 DAY) AND CURRENT_DATE()
+  AND url LIKE 'https://www.example.com/blog/%'
+  AND NOT is_anonymized_query
+GROUP BY query
+ORDER BY clicks DESC
+LIMIT 100
+;;
+-- model: Search Console bulk export, average position by site impression table
+-- reads: searchconsole
+SELECT data_date, SUM(sum_top_position) / SUM(impressions) + 1 AS avg_position
+FROM searchconsole.searchdata_site_impression
+WHERE data_date >= '2024-01-01'
+GROUP BY data_date
+ORDER BY data_date
+;;
+-- model: Google Ads data transfer, campaign performance joined to campaign names (ads_Campaign_* tables)
+-- reads: google_ads
+SELECT c.campaign_name, SUM(s.metrics_clicks) AS clicks, SUM(s.metrics_cost_micros) / 1e6 AS cost
+FROM google_ads.ads_CampaignBasicStats_1234567890 AS s
+JOIN google_ads.ads_Campaign_1234567890 AS c
+  ON c.campaign_id = s.campaign_id AND c._DATA_DATE = c._LATEST_DATE
+WHERE s._DATA_DATE BETWEEN '2024-01-01' AND '2024-01-31'
+GROUP BY 1
+ORDER BY cost DESC
+;;
+-- model: Cloud Logging sink, BigQuery data access audit logs per principal (cloudaudit_googleapis_com_data_access)
+-- reads: audit_logs
+SELECT
+  protopayload_auditlog.authenticationInfo.principalEmail AS principal,
+  COUNT(*) AS jobs,
+  SUM(CAST(JSON_VALUE(protopayload_auditlog.metadataJson, '$.jobChange.job.jobStats.queryStats.totalBilledBytes') AS INT64)) AS billed_bytes
+FROM `p.audit_logs.cloudaudit_googleapis_com_data_access`
+WHERE timestamp >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 7 DAY)
+  AND protopayload_auditlog.methodName = 'google.cloud.bigquery.v2.JobService.InsertJob'
+GROUP BY principal
+ORDER BY billed_bytes DESC
+;;
+-- model: Cloud Logging sink, error counts per service from a date-sharded log table (wildcard)
+-- reads: app_logs
+SELECT resource.labels.service_name AS service, severity, COUNT(*) AS entries
+FROM `p.app_logs.run_googleapis_com_stderr_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', CURRENT_DATE()) AND severity IN ('ERROR', 'CRITICAL')
+GROUP BY 1, 2
+;;
+-- model: Firebase Crashlytics export, top crashes by issue in the last week
+-- reads: firebase_crashlytics
+SELECT issue_id, issue_title, COUNT(DISTINCT installation_uuid) AS affected_users, COUNT(*) AS crashes
+FROM `p.firebase_crashlytics.com_example_app_ANDROID`
+WHERE event_timestamp >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 7 DAY) AND is_fatal
+GROUP BY 1, 2
+ORDER BY affected_users DESC
+LIMIT 20
+;;
+-- model: scheduled query with @run_date writing a daily partition through a destination-less INSERT
+-- reads: sales
+-- writes
+INSERT INTO sales.daily_summary (order_date, orders, revenue)
+SELECT @run_date, COUNT(*), SUM(amount) FROM sales.orders WHERE order_date = @run_date
+;;
+-- model: scheduled query using @run_time to pick yesterday's GA4 table
+-- reads: analytics_123456
+SELECT event_name, COUNT(*) AS n
+FROM `analytics_123456.events_*`
+WHERE _TABLE_SUFFIX = FORMAT_DATE('%Y%m%d', DATE_SUB(DATE(@run_time), INTERVAL 1 DAY))
+GROUP BY event_name
+;;
+-- model: Dataform compiled table action (CREATE OR REPLACE TABLE with OPTIONS and a SELECT)
+-- reads: dataform, sales
+-- writes
+CREATE OR REPLACE TABLE `p.dataform.customer_ltv`
+PARTITION BY DATE(first_order_at)
+CLUSTER BY country
+OPTIONS (description = 'Customer lifetime value', labels = [('dataform', 'true')])
+AS (
+  SELECT c.customer_id, c.country, MIN(TIMESTAMP(o.order_date)) AS first_order_at, SUM(o.amount) AS ltv
+  FROM `p.sales.customers` AS c
+  JOIN `p.sales.orders` AS o USING (customer_id)
+  GROUP BY 1, 2
+)
+;;
+-- model: Dataform assertion (rows that violate a uniqueness check)
+-- reads: dataform
+SELECT *
+FROM (
+  SELECT customer_id, COUNT(1) AS index_row_count
+  FROM `p.dataform.customer_ltv`
+  GROUP BY customer_id
+) AS data
+WHERE index_row_count > 1
+;;
+-- model: Dataform incremental table, compiled INSERT with a WHERE on the target's max timestamp
+-- reads: dataform, analytics_123456
+-- writes
+INSERT INTO `p.dataform.ga4_events_incremental` (event_ts, event_name, user_pseudo_id)
+SELECT TIMESTAMP_MICROS(event_timestamp), event_name, user_pseudo_id
+FROM `p.analytics_123456.events_*`
+WHERE TIMESTAMP_MICROS(event_timestamp) > (SELECT IFNULL(MAX(event_ts), TIMESTAMP '1970-01-01') FROM `p.dataform.ga4_events_incremental`)
+;;
+-- model: Fivetran-style soft-deleted rows excluded and latest sync per key (_fivetran_deleted, _fivetran_synced)
+-- reads: salesforce
+SELECT * EXCEPT (_fivetran_deleted, _fivetran_synced)
+FROM salesforce.opportunity
+WHERE NOT _fivetran_deleted
+QUALIFY ROW_NUMBER() OVER (PARTITION BY id ORDER BY _fivetran_synced DESC) = 1
+;;
+-- model: Airbyte-style raw JSON table flattened with JSON_VALUE (_airbyte_data)
+-- reads: airbyte_raw
+SELECT
+  JSON_VALUE(_airbyte_data, '$.id') AS id,
+  JSON_VALUE(_airbyte_data, '$.email') AS email,
+  TIMESTAMP(JSON_VALUE(_airbyte_data, '$.updated_at')) AS updated_at,
+  _airbyte_extracted_at
+FROM airbyte_raw.raw_users
+WHERE _airbyte_extracted_at > TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 1 DAY)
+;;
+-- model: Stripe data pipeline, monthly recurring revenue from subscription items (UNNEST of a JSON array)
+-- reads: stripe
+SELECT
+  DATE_TRUNC(DATE(TIMESTAMP_SECONDS(s.current_period_start)), MONTH) AS month,
+  SUM(CAST(JSON_VALUE(item, '$.price.unit_amount') AS INT64) * CAST(JSON_VALUE(item, '$.quantity') AS INT64)) / 100 AS mrr
+FROM stripe.subscriptions AS s, UNNEST(JSON_QUERY_ARRAY(s.items, '$.data')) AS item
+WHERE s.status = 'active'
+GROUP BY month
+;;
