@@ -64,8 +64,10 @@ func main() {
 	// their default behaviour back, so a second Ctrl-C kills at once.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	context.AfterFunc(ctx, stop)
-	err := run(ctx, os.Args[1:], os.Getenv, os.Stdin, os.Stdout, os.Stderr)
+	stdin, restore := pollableStdin()
+	err := run(ctx, os.Args[1:], os.Getenv, stdin, os.Stdout, os.Stderr)
 	stop()
+	restore()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "bigquery-mcp:", err)
 		var usage usageError
