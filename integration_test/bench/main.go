@@ -55,7 +55,8 @@ type options struct {
 	buildFlags string
 	// floorStarts is how many times the lighter step starts each side.
 	floorStarts int
-	// baseline is another server binary the lighter step also starts.
+	// baseline is another server binary the lighter step also starts, and
+	// P1 calls beside the server in every round.
 	baseline string
 }
 
@@ -77,7 +78,7 @@ func main() {
 	flag.StringVar(&o.perf, "perf", "", "P5: a folder to write `perf record -g` profiles of the server's first Parquet and CSV export of each row count in")
 	flag.StringVar(&o.buildFlags, "build-flags", "-trimpath -buildvcs=false", "go build flags for the server and the floor (make bench passes the Makefile's BUILD_FLAGS); both are built stripped, without cgo")
 	flag.IntVar(&o.floorStarts, "floor-starts", 21, "lighter: interleaved starts of the server and of the floor")
-	flag.StringVar(&o.baseline, "baseline", "", "lighter: another build of the server (a path) started in the same rounds, to measure a change side by side")
+	flag.StringVar(&o.baseline, "baseline", "", "lighter and P1: another build of the server (a path) started in the same rounds (P1: called in every round beside the server), to measure a change side by side")
 	serverEnv := flag.String("server-env", "", "comma-separated KEY=VALUE added to the server processes' environment (e.g. GODEBUG=gctrace=1)")
 	flag.Parse()
 	if *serverEnv != "" {
@@ -116,6 +117,8 @@ type bench struct {
 	emu   *emulator.Emulator
 	wire  *wire
 	raw   *bigquery.Client
+	// base is the -baseline binary, running for P1; nil without one.
+	base *serverProc
 	// distinct numbers the SQL texts of cold-verdict calls, so that no
 	// text repeats across rounds.
 	distinct int
@@ -157,6 +160,12 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	defer srv.close()
+	if o.baseline != "" && (o.steps == nil || o.steps["p1"] || o.steps["p1slow"]) {
+		if b.base, err = b.startBinary(ctx, o.baseline); err != nil {
+			return fmt.Errorf("baseline: %w", err)
+		}
+		defer b.base.close()
+	}
 	steps := []struct {
 		key, title string
 		fn         func(context.Context, *serverProc) error

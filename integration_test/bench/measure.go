@@ -33,33 +33,88 @@ func (b *bench) p1Slow(ctx context.Context, srv *serverProc) error {
 	return b.p1(ctx, srv)
 }
 
-// compare times n interleaved pairs of calls: execute_sql, then Query.Read
-// of the same SQL.
+// compare times n interleaved rounds of calls: execute_sql, then
+// Query.Read of the same SQL, and (with -baseline) execute_sql of the
+// baseline server, in an order that rotates from round to round.
 func (b *bench) compare(ctx context.Context, srv *serverProc, name string, n int, sql func(int) string) error {
-	var server, raw, own sample
-	wires := map[int]int{}
+	sides := []*callSide{{name: name, proc: srv, wires: map[int]int{}}}
+	if b.base != nil {
+		sides = append(sides, &callSide{name: name + " (baseline)", proc: b.base, wires: map[int]int{}})
+	}
+	for _, s := range sides {
+		if err := s.startCPU(); err != nil {
+			return err
+		}
+	}
+	var raw sample
 	for i := range n {
 		q := sql(i)
-		b.wire.reset()
-		start := time.Now()
-		if _, err := srv.call(ctx, "execute_sql", map[string]any{"sql": q}); err != nil {
+		// Each round calls every side once; with a baseline the order
+		// rotates, so neither server always follows the other.
+		turns := []func() error{
+			func() error { return b.timeCall(ctx, sides[0], q) },
+			func() error {
+				start := time.Now()
+				if err := b.read(ctx, q); err != nil {
+					return err
+				}
+				raw = append(raw, time.Since(start))
+				return nil
+			},
+		}
+		for _, s := range sides[1:] {
+			turns = append(turns, func() error { return b.timeCall(ctx, s, q) })
+		}
+		for j := range turns {
+			k := j
+			if len(sides) > 1 {
+				k = (i + j) % len(turns)
+			}
+			if err := turns[k](); err != nil {
+				return err
+			}
+		}
+	}
+	if n <= 1 {
+		return nil
+	}
+	for _, s := range sides {
+		cpu, err := threadCPU(s.proc.pid())
+		if err != nil {
 			return err
 		}
-		d := time.Since(start)
-		reqs, spent := b.wire.seen()
-		server, own = append(server, d), append(own, d-spent)
-		wires[len(reqs)]++
+		row(s.name, s.latency, raw, s.own, (cpu-s.cpu)/time.Duration(n))
+		fmt.Printf("%-34s requests per execute_sql: %v (count: calls)\n", "", s.wires)
+	}
+	return nil
+}
 
-		start = time.Now()
-		if err := b.read(ctx, q); err != nil {
-			return err
-		}
-		raw = append(raw, time.Since(start))
+// callSide is one server's half of a comparison with the raw client.
+type callSide struct {
+	name         string
+	proc         *serverProc
+	latency, own sample
+	wires        map[int]int
+	cpu          time.Duration // the process's CPU time at the start
+}
+
+func (s *callSide) startCPU() (err error) {
+	s.cpu, err = threadCPU(s.proc.pid())
+	return err
+}
+
+// timeCall times one execute_sql of q on s's server and what it sent to
+// BigQuery.
+func (b *bench) timeCall(ctx context.Context, s *callSide, q string) error {
+	b.wire.reset()
+	start := time.Now()
+	if _, err := s.proc.result(ctx, "execute_sql", map[string]any{"sql": q}); err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
 	}
-	if n > 1 {
-		row(name, server, raw, own)
-		fmt.Printf("%-34s requests per execute_sql: %v (count: calls)\n", "", wires)
-	}
+	d := time.Since(start)
+	reqs, spent := b.wire.seen()
+	s.latency, s.own = append(s.latency, d), append(s.own, d-spent)
+	s.wires[len(reqs)]++
 	return nil
 }
 
@@ -126,10 +181,14 @@ func (b *bench) p2(ctx context.Context, srv *serverProc) error {
 		return err
 	}
 	var server, raw, own sample
+	cpu0, err := threadCPU(srv.pid())
+	if err != nil {
+		return err
+	}
 	for range b.o.calls {
 		b.wire.reset()
 		start := time.Now()
-		if _, err := srv.call(ctx, "get_table_schema", args); err != nil {
+		if _, err := srv.result(ctx, "get_table_schema", args); err != nil {
 			return err
 		}
 		d := time.Since(start)
@@ -141,7 +200,11 @@ func (b *bench) p2(ctx context.Context, srv *serverProc) error {
 		}
 		raw = append(raw, time.Since(start))
 	}
-	row("get_table_schema cached", server, raw, own)
+	cpu1, err := threadCPU(srv.pid())
+	if err != nil {
+		return err
+	}
+	row("get_table_schema cached", server, raw, own, (cpu1-cpu0)/time.Duration(b.o.calls))
 	return nil
 }
 

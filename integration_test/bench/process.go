@@ -48,21 +48,15 @@ func (p *serverProc) close() { p.session.Close() }
 // call calls a tool and returns its structured result; a tool error is an
 // error.
 func (p *serverProc) call(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
-	if args == nil {
-		args = map[string]any{}
-	}
-	res, err := p.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	res, err := p.result(ctx, tool, args)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
+		return nil, err
 	}
 	var text []string
 	for _, c := range res.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			text = append(text, t.Text)
 		}
-	}
-	if res.IsError {
-		return nil, fmt.Errorf("%s: %s", tool, strings.Join(text, " "))
 	}
 	out := map[string]any{}
 	raw, err := json.Marshal(res.StructuredContent)
@@ -75,6 +69,30 @@ func (p *serverProc) call(ctx context.Context, tool string, args map[string]any)
 		return nil, fmt.Errorf("%s: reading result: %w", tool, err)
 	}
 	return out, nil
+}
+
+// result calls a tool and returns the result as the SDK's client decoded
+// it, which is all a host reads; a tool error is an error. The timed calls
+// use it, so they count no work of the harness's own (call re-encodes the
+// structured content into a map).
+func (p *serverProc) result(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	res, err := p.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tool, err)
+	}
+	if res.IsError {
+		var text []string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				text = append(text, t.Text)
+			}
+		}
+		return nil, fmt.Errorf("%s: %s", tool, strings.Join(text, " "))
+	}
+	return res, nil
 }
 
 // p3 times fresh server processes from exec to the first tools/list answer
