@@ -201,6 +201,14 @@ func startStdio(t *testing.T, args ...string) (*exec.Cmd, *mcp.ClientSession) {
 	t.Helper()
 	cmd := exec.Command(serverBin, append([]string{"stdio"}, args...)...)
 	cmd.Stderr = &logBuffer{t: t}
+	stdin, stdout := startPiped(t, cmd)
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, clientSession(t, &mcp.IOTransport{Reader: stdout, Writer: stdin}, "2025-06-18")
+}
+
+// startPiped starts cmd with pipes to its stdin and from its stdout.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -212,8 +220,7 @@ func startStdio(t *testing.T, args ...string) (*exec.Cmd, *mcp.ClientSession) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill() })
-	return cmd, clientSession(t, &mcp.IOTransport{Reader: stdout, Writer: stdin}, "2025-06-18")
+	return stdin, stdout
 }
 
 // logBuffer sends the server's stderr to the test log.

@@ -48,17 +48,7 @@ func shopEmulator(t *testing.T) string {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), shopEmulatorEnv+"="+filepath.Join(shopDir, "data.yaml"))
 	cmd.Stderr = &logBuffer{t: t}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	t.Cleanup(func() {
 		stdin.Close()
 		cmd.Process.Kill()

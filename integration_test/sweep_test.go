@@ -257,17 +257,7 @@ func startStdioPeer(t *testing.T) *stdioPeer {
 	t.Helper()
 	cmd := exec.Command(serverBin, "stdio", "--endpoint", emu.URL, "--project", emulator.Project)
 	cmd.Stderr = &logBuffer{t: t}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout := startPiped(t, cmd)
 	p := &stdioPeer{cmd: cmd, stdin: stdin, msgs: make(chan rpcMessage, 64), exited: make(chan error, 1)}
 	go func() {
 		defer close(p.msgs)
